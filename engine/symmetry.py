@@ -1,0 +1,65 @@
+"""The 8 symmetries of the square board (the dihedral group D4), on planes and on policies.
+
+Symmetry k in 0..7 acts on the last two axes (row, col) of an array:
+
+| k | transform                         | k | transform                                  |
+|---|-----------------------------------|---|--------------------------------------------|
+| 0 | identity                          | 4 | transpose (swap row and col)               |
+| 1 | rotate 90 degrees anticlockwise   | 5 | transpose, then rotate 90                  |
+| 2 | rotate 180                        | 6 | transpose, then rotate 180                 |
+| 3 | rotate 270                        | 7 | transpose, then rotate 270                 |
+
+Rotations are `np.rot90` on axes (-2, -1); row 0 is the top of the board (see `engine.coords`).
+k = 1..3 are rotations, whose inverse is the opposite rotation; k = 4..7 are reflections, each its
+own inverse.
+
+Policies are vectors over `Pos = row * N + col` (row-major), optionally followed by one pass entry,
+which no symmetry moves. The contract used by the evaluators and by training augmentation:
+
+    p_t = net(apply(planes, k))           # a policy over the TRANSFORMED board
+    p   = invert_policy(p_t, k, n)        # the same policy over the original board
+
+and for training targets `apply_policy(p, k, n)` maps an original-board policy to the transformed
+board, so that `invert_policy(apply_policy(p, k, n), k, n) == p`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+N_SYMMETRIES = 8
+
+# INVERSE[k] undoes k: rotations by k undo by 4 - k; reflections (k >= 4) are involutions.
+INVERSE = (0, 3, 2, 1, 4, 5, 6, 7)
+
+
+def apply(planes: np.ndarray, k: int) -> np.ndarray:
+    """Symmetry k of `planes` [..., N, N] (e.g. [C, N, N] or [B, C, N, N]); returns a view."""
+    if not 0 <= k < N_SYMMETRIES:
+        raise ValueError(f"symmetry must be in 0..7, got {k}")
+    x = planes
+    if k >= 4:
+        x = np.swapaxes(x, -1, -2)
+    return np.rot90(x, k % 4, axes=(-2, -1))
+
+
+def _map_points(policy: np.ndarray, k: int, n: int) -> np.ndarray:
+    """Apply symmetry k to the N*N board entries of `policy` [..., N*N (+1)]; pass is unchanged."""
+    npts = n * n
+    length = policy.shape[-1]
+    if length not in (npts, npts + 1):
+        raise ValueError(f"policy length {length} is neither {npts} nor {npts + 1} for n={n}")
+    board = policy[..., :npts].reshape(policy.shape[:-1] + (n, n))
+    mapped = apply(board, k).reshape(policy.shape[:-1] + (npts,))
+    if length == npts:
+        return np.ascontiguousarray(mapped)
+    return np.concatenate([mapped, policy[..., npts:]], axis=-1)
+
+
+def apply_policy(policy: np.ndarray, k: int, n: int) -> np.ndarray:
+    """Map a policy [..., N*N (+1)] over the original board to the board transformed by k."""
+    return _map_points(policy, k, n)
+
+
+def invert_policy(policy: np.ndarray, k: int, n: int) -> np.ndarray:
+    """Map a policy [..., N*N (+1)] computed on `apply(planes, k)` back to the original board."""
+    return _map_points(policy, INVERSE[k], n)
