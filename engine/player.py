@@ -1,0 +1,282 @@
+"""The Player: a search plus the decisions around it (time, pass, resign, dead stones).
+
+This is the object the GTP server drives. It never reads globals: `PlayerConfig` is built once by
+the CLI and changed only through `set_param`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.board import BLACK, EMPTY, WHITE
+from engine.coords import PASS, RESIGN, loc
+from engine.search.result import SearchResult
+from engine.timecontrol import Clock, Stopwatch, TimeConfig, TimeManager
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    playouts: int | None = None        # simulations per move; None = by time only
+    resign_threshold: float = 0.10     # AlphaGo resigned below 10% estimated win probability
+    resign_consecutive: int = 3        # ... on this many of our moves in a row
+    resign_min_move: float = 0.25      # ... and not before this fraction of the board's points
+    handicap_resign_min_move: float = 0.5  # handicap games: later, once the evaluation settled
+    allow_resign: bool = True
+    status_playouts: int = 4000        # simulations behind final_status_list / ownership
+    dead_threshold: float = 0.5        # a string is dead if its mean ownership is this far the other way
+    seki_threshold: float = 0.2        # strings with |mean ownership| below this are in seki
+    min_playouts: int = 50             # never answer with fewer simulations than this (time allowing)
+
+
+# Parameters settable at run time (GTP goengine-set_param / kata-set-param).
+TUNABLE = {
+    "playouts": int, "resign_threshold": float, "resign_consecutive": int,
+    "resign_min_move": float, "allow_resign": lambda v: str(v).lower() in ("1", "true", "yes", "on"),
+    "status_playouts": int,
+}
+
+
+class Player:
+    def __init__(self, search, config: PlayerConfig | None = None,
+                 time_config: TimeConfig | None = None):
+        self.search = search
+        self.config = config or PlayerConfig()
+        self.time = TimeManager(time_config)
+        self.last_result: SearchResult | None = None
+        self._low_streak = {BLACK: 0, WHITE: 0}
+        self._last_winrate = {BLACK: None, WHITE: None}
+        self._lock = threading.Lock()
+
+    # ---- parameters ---------------------------------------------------------------------------
+    def set_param(self, name: str, value: str) -> None:
+        if name in TUNABLE:
+            self.config = dataclasses.replace(self.config, **{name: TUNABLE[name](value)})
+            return
+        search_cfg = getattr(self.search, "config", None)
+        if search_cfg is not None and name in {f.name for f in dataclasses.fields(search_cfg)}:
+            kind = type(getattr(search_cfg, name))
+            self.search.config = dataclasses.replace(search_cfg, **{name: kind(value)})
+            return
+        if name in {f.name for f in dataclasses.fields(self.time.config)}:
+            cur = getattr(self.time.config, name)
+            val = None if value.lower() == "none" else float(value) if cur is None else type(cur)(value)
+            self.time = TimeManager(dataclasses.replace(self.time.config, **{name: val}))
+            return
+        raise KeyError(f"unknown parameter {name!r}")
+
+    def params(self) -> dict:
+        out = {k: getattr(self.config, k) for k in TUNABLE}
+        search_cfg = getattr(self.search, "config", None)
+        if search_cfg is not None:
+            out.update(dataclasses.asdict(search_cfg))
+        out.update({k: v for k, v in dataclasses.asdict(self.time.config).items()})
+        return out
+
+    def new_game(self) -> None:
+        self._low_streak = {BLACK: 0, WHITE: 0}
+        self._last_winrate = {BLACK: None, WHITE: None}
+
+    # ---- move generation ----------------------------------------------------------------------
+    def _run(self, game, color, clock: Clock | None, stop=None) -> SearchResult:
+        budget, hard = self.time.limits(clock, color, game.move_number, game.size)
+        watch = Stopwatch()
+        watch.start()
+        if self.config.playouts is not None:
+            # visit-limited, but a clock still caps the time
+            seconds = hard if clock is not None and clock.system != "none" else None
+            res = self.search.search(game, color, playouts=self.config.playouts, seconds=seconds,
+                                     stop=stop)
+        else:
+            res = self.search.search(game, color, seconds=budget, stop=stop)
+        if clock is not None:
+            clock.spend(color, watch.stop())
+        self.last_result = res
+        return res
+
+    def genmove(self, game, color, clock: Clock | None = None, stop=None,
+                cleanup: bool = False) -> int:
+        """The move to play for `color` (a Loc, PASS or RESIGN). Does not play it."""
+        with self._lock:
+            if not game.legal_moves(color):
+                return PASS
+            res = self._run(game, color, clock, stop)
+            if self._should_resign(game, color, res):
+                return RESIGN
+            return self._choose(game, color, res, cleanup)
+
+    def cleanup_genmove(self, game, color, clock: Clock | None = None, stop=None) -> int:
+        """kgs-genmove_cleanup: like genmove, but never pass while dead opponent stones remain."""
+        return self.genmove(game, color, clock, stop, cleanup=True)
+
+    def _choose(self, game, color, res: SearchResult, cleanup: bool) -> int:
+        moves = [m for m in res.moves if m.visits > 0] or res.moves
+        if not moves:
+            return PASS
+        best = moves[0]
+        opponent_passed = bool(game.history) and game.history[-1] == (3 - color, PASS)
+        tt_win = self._tromp_taylor_margin(game, color) > 0
+        if opponent_passed and tt_win and not cleanup:
+            return PASS  # the game ends now, won by the rules as they stand
+        if best.move == PASS:
+            settled = self._settled(game, res)
+            if cleanup:
+                target = self._cleanup_move(game, color, res)
+                if target is not None:
+                    return target
+            if (settled and tt_win) or (opponent_passed and tt_win):
+                return PASS
+            if not opponent_passed and settled:
+                return PASS  # nothing left to play; passing does not end the game
+            # passing would lose (or leave unsettled points): play the best real move
+            for m in moves[1:]:
+                if m.move != PASS and not self._fills_own_eye(game, color, m.move):
+                    return m.move
+            return PASS
+        return best.move
+
+    def _tromp_taylor_margin(self, game, color) -> float:
+        score = game.area_score()
+        return score if color == BLACK else -score
+
+    def _settled(self, game, res: SearchResult) -> bool:
+        """Every point has a clear owner in the search's ownership and it agrees with the board
+        as it stands (no dead stones left, no open borders)."""
+        own = res.ownership_black
+        if own is None:
+            return False
+        tt = game.ownership()
+        colors = game.board_colors()
+        for r in range(game.size):
+            for c in range(game.size):
+                o = own[r, c]
+                if colors[r, c] == BLACK and o < 0.6:
+                    return False
+                if colors[r, c] == WHITE and o > -0.6:
+                    return False
+                if colors[r, c] == EMPTY:
+                    if tt[r, c] == BLACK and o < 0.6:
+                        return False
+                    if tt[r, c] == WHITE and o > -0.6:
+                        return False
+        return True
+
+    def _fills_own_eye(self, game, color, lc) -> bool:
+        from engine.board import is_eye
+        return bool(is_eye(game.st, game.meta, lc, color))
+
+    def _cleanup_move(self, game, color, res) -> int | None:
+        """A move that takes a liberty of a dead opponent string (capturing it in the end)."""
+        dead = self._dead_strings(game, res.ownership_black)
+        candidates = []
+        for lc in dead:
+            if game.color_at(lc) != 3 - color:
+                continue
+            for q in self._neighbours(game, lc):
+                if game.color_at(q) == EMPTY and game.is_legal(color, q) \
+                        and not self._fills_own_eye(game, color, q):
+                    candidates.append(q)
+        return candidates[0] if candidates else None
+
+    @staticmethod
+    def _neighbours(game, lc):
+        w = game.size + 2
+        return (lc - w, lc + w, lc - 1, lc + 1)
+
+    def _should_resign(self, game, color, res: SearchResult) -> bool:
+        cfg = self.config
+        wr = res.winrate
+        prev = self._last_winrate[color]
+        self._last_winrate[color] = wr
+        if wr < cfg.resign_threshold and (prev is None or wr <= prev + 0.02):
+            self._low_streak[color] += 1
+        else:
+            self._low_streak[color] = 0
+        if not cfg.allow_resign or res.root_visits < cfg.min_playouts:
+            return False
+        area = game.size * game.size
+        min_move = cfg.resign_min_move * area
+        if game.handicap:
+            min_move = max(min_move, cfg.handicap_resign_min_move * area)
+        if game.move_number < min_move:
+            return False
+        return self._low_streak[color] >= cfg.resign_consecutive
+
+    # ---- analysis and dead stones -------------------------------------------------------------
+    def analyze(self, game, color, report, stop: threading.Event, interval_s: float = 0.5,
+                playouts: int | None = None) -> SearchResult:
+        """Search until `stop` is set, calling report(SearchResult) every interval."""
+        with self._lock:
+            res = self.search.search(game, color, playouts=playouts, stop=stop, report=report,
+                                     report_interval=interval_s)
+            self.last_result = res
+            return res
+
+    def ownership(self, game, playouts: int | None = None) -> np.ndarray:
+        """float[N, N], +1 black, -1 white, row 0 at the top."""
+        with self._lock:
+            n = playouts or self.config.status_playouts
+            res = self.search.search(game, game.to_play, playouts=n + self._root_visits())
+            return res.ownership_black
+
+    def _root_visits(self) -> int:
+        tree = getattr(self.search, "tree", None)
+        return int(tree.ti[4, tree.root]) if tree is not None else 0
+
+    def _strings(self, game):
+        """Map string head -> list of Locs."""
+        from engine.board import F_HEAD
+        heads: dict[int, list[int]] = {}
+        n = game.size
+        for r in range(n):
+            for c in range(n):
+                lc = loc(r, c, n)
+                if game.color_at(lc) != EMPTY:
+                    heads.setdefault(int(game.st[F_HEAD, lc]), []).append(lc)
+        return heads
+
+    def _dead_strings(self, game, own) -> list[int]:
+        out = []
+        for stones in self._strings(game).values():
+            col = game.color_at(stones[0])
+            mean = float(np.mean([own[self._rc(game, s)] for s in stones]))
+            sign = 1.0 if col == BLACK else -1.0
+            if sign * mean <= -self.config.dead_threshold:
+                out.extend(stones)
+        return out
+
+    @staticmethod
+    def _rc(game, lc):
+        w = game.size + 2
+        return lc // w - 1, lc % w - 1
+
+    def final_status(self, game) -> dict[str, list[int]]:
+        own = self.ownership(game)
+        status = {"alive": [], "dead": [], "seki": []}
+        for stones in self._strings(game).values():
+            col = game.color_at(stones[0])
+            mean = float(np.mean([own[self._rc(game, s)] for s in stones]))
+            sign = 1.0 if col == BLACK else -1.0
+            if abs(mean) < self.config.seki_threshold and self._in_seki(game, stones):
+                status["seki"].extend(stones)
+            elif sign * mean <= -self.config.dead_threshold:
+                status["dead"].extend(stones)
+            else:
+                status["alive"].extend(stones)
+        return status
+
+    def _in_seki(self, game, stones) -> bool:
+        """Shares a neutral liberty (dame under Tromp-Taylor) with an opponent string."""
+        tt = game.ownership()
+        for s in stones:
+            for q in self._neighbours(game, s):
+                if game.color_at(q) == EMPTY and tt[self._rc(game, q)] == EMPTY:
+                    return True
+        return False
+
+    def final_score(self, game) -> float:
+        """Black minus white with the dead stones of final_status removed."""
+        dead = self.final_status(game)["dead"]
+        return game.score(dead)

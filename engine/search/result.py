@@ -1,0 +1,99 @@
+"""What a search reports: per-move statistics of the root, for genmove, analysis and ownership.
+
+Winrates are from the side to move at the root, in [0, 1]. Ownership is from black's view in
+[-1, 1], row 0 at the top.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.search import tree as T
+
+
+@dataclass
+class MoveStat:
+    move: int                      # Loc, -1 = pass
+    visits: int
+    winrate: float                 # mover's view, 0..1
+    prior: float
+    lcb: float
+    order: int = 0
+    pv: list = field(default_factory=list)
+    value_winrate: float | None = None    # value network part (AlphaGo search)
+    rollout_winrate: float | None = None  # rollout part (AlphaGo search)
+
+
+@dataclass
+class SearchResult:
+    color: int
+    moves: list                    # MoveStat, most visited first
+    root_visits: int
+    simulations: int               # run in this search (not counting reused ones)
+    elapsed: float
+    ownership_black: np.ndarray | None = None
+    score_lead_black: float | None = None
+
+    @property
+    def best(self) -> MoveStat | None:
+        return self.moves[0] if self.moves else None
+
+    @property
+    def winrate(self) -> float:
+        return self.moves[0].winrate if self.moves else 0.5
+
+
+def _q_to_winrate(q: float) -> float:
+    return min(1.0, max(0.0, (q + 1.0) / 2.0))
+
+
+def _lcb(winrate: float, visits: int) -> float:
+    if visits <= 0:
+        return 0.0
+    return winrate - 1.96 * math.sqrt(max(winrate * (1 - winrate), 0.0025) / visits)
+
+
+def principal_variation(tree: T.Tree, node: int, max_len: int = 20) -> list[int]:
+    pv = []
+    ti = tree.ti
+    while node >= 0 and len(pv) < max_len:
+        pv.append(int(ti[T.I_MOVE, node]))
+        best, best_n = -1, 0
+        for ch in tree.children(node):
+            n = int(ti[T.I_N, ch])
+            if n > best_n:
+                best, best_n = ch, n
+        node = best
+    return pv
+
+
+def summarize_root(tree: T.Tree, color: int, size: int, ownership_black=None, simulations=0,
+                   elapsed=0.0, lam=1.0, komi=None) -> SearchResult:
+    ti, tf = tree.ti, tree.tf
+    stats = []
+    for ch in tree.children(tree.root):
+        if ti[T.I_FLAGS, ch] & T.PRUNED:
+            continue
+        n = int(ti[T.I_N, ch])
+        q = float(T.node_q(ti, tf, ch, lam)) if n > 0 else -1.0
+        wr = _q_to_winrate(q) if n > 0 else 0.0
+        nv, nr = int(ti[T.I_NV, ch]), int(ti[T.I_NR, ch])
+        stats.append(MoveStat(
+            move=int(ti[T.I_MOVE, ch]), visits=n, winrate=wr, prior=float(tf[T.F_P, ch]),
+            lcb=_lcb(wr, n),
+            value_winrate=_q_to_winrate(tf[T.F_WV, ch] / nv) if nv else None,
+            rollout_winrate=_q_to_winrate(tf[T.F_WR, ch] / nr) if nr else None))
+    stats.sort(key=lambda s: (s.visits, s.prior), reverse=True)
+    for i, s in enumerate(stats):
+        s.order = i
+    for s in stats[:10]:
+        ch = T.find_child(ti, tree.root, s.move)
+        s.pv = principal_variation(tree, ch)
+    lead = None
+    if ownership_black is not None and komi is not None:
+        lead = float(np.sum(ownership_black) - komi)
+    return SearchResult(color=color, moves=stats, root_visits=int(ti[T.I_N, tree.root]),
+                        simulations=simulations, elapsed=elapsed, ownership_black=ownership_black,
+                        score_lead_black=lead)

@@ -1,0 +1,663 @@
+"""Clocks and time management.
+
+`Clock` holds a time system (its settings) and, per colour, the state of that colour's clock: what the
+controller last said with `time_left`, advanced by our own measured thinking time (`Clock.spend`) for
+controllers that never send `time_left`.
+
+`TimeManager(config).budget(clock, game)` (or `budget(clock, color, move_number, board_size)`) gives the
+seconds to think on the next move; `hard_limit(...)` the most the search may extend to before it must
+answer. Both always keep a lag margin and never plan to use more than the clock has left.
+
+Time systems (`Clock.system`) and what `time_left COLOR T N` means in each:
+
+| system   | settings                                   | N == 0            | N > 0                              |
+|----------|--------------------------------------------|-------------------|------------------------------------|
+| none     | no limit                                   | ignored           | ignored                            |
+| absolute | main                                       | T = main left     | (ignored, treated as 0)            |
+| byoyomi  | main + periods x period (Japanese)         | T = main left     | T left in period, N = PERIODS left |
+| canadian | main + period for `stones` stones          | T = main left     | T left in period, N = STONES left  |
+| fischer  | main + increment per move (optional caps)  | T = main left     | (ignored, treated as 0)            |
+| simple   | period seconds for every move              | T left for move   | T left for move                    |
+
+How the GTP commands map (GTP 2 section 4.2 and KataGo's GTP extensions):
+  * `time_settings M T S`: S == 0 and T > 0 means no time limit; S == 0 and T == 0 is absolute; otherwise
+    Canadian (stones). So the plain-GTP byo-yomi fallback of gtp2ogs (`time_settings 720 30 1`) is a
+    Canadian clock of one stone per period, and `time_settings 0 30 1` is simple time.
+  * `kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S`: for byoyomi the N of
+    `time_left` counts periods (P == 0 means absolute); Canadian with S == 0 follows time_settings.
+  * `kata-time_settings`: the kgs kinds plus `fischer M INC` and `fischer-capped M INC CAP MAXMOVE`
+    (a negative CAP or MAXMOVE means no such limit); floats allowed everywhere.
+A Canadian or byo-yomi clock with no main time and one stone (or one period) is `simple`.
+
+Only the standard library is used.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Sequence
+
+__all__ = [
+    "SYSTEMS",
+    "BLACK",
+    "WHITE",
+    "Clock",
+    "ColorClock",
+    "TimeConfig",
+    "TimeManager",
+    "kata_list_time_settings",
+    "Stopwatch",
+]
+
+BLACK = 1
+WHITE = 2
+
+SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer", "simple")
+
+_KGS_KINDS = ("none", "absolute", "byoyomi", "canadian")
+_KATA_KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped")
+
+# Same bound as KataGo's MAX_USER_INPUT_TIME order of magnitude: anything above is a typo or an overflow.
+_MAX_TIME = 1e9
+# time_left may be slightly negative (clock drift corrections of controllers); KataGo tolerates > -10.
+_MIN_TIME_LEFT = -10.0
+
+
+def kata_list_time_settings() -> list[str]:
+    """Reply of `kata-list_time_settings`: the kinds `Clock.from_kata` accepts."""
+    return list(_KATA_KINDS)
+
+
+def _color_index(color: Any) -> int:
+    if isinstance(color, str):
+        c = color.strip().lower()
+        if c in ("b", "black"):
+            return BLACK
+        if c in ("w", "white"):
+            return WHITE
+    elif isinstance(color, int) and not isinstance(color, bool) and color in (BLACK, WHITE):
+        return int(color)
+    raise ValueError(f"invalid color {color!r}")
+
+
+def _time(value: Any, what: str, allow_negative: bool = False) -> float:
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: expected a number of seconds, got {value!r}") from None
+    if not math.isfinite(t) or t > _MAX_TIME:
+        raise ValueError(f"{what}: invalid time {value!r}")
+    if t < 0 and not allow_negative:
+        raise ValueError(f"{what}: negative time {value!r}")
+    return t
+
+
+def _count(value: Any, what: str) -> int:
+    if isinstance(value, bool):
+        raise ValueError(f"{what}: expected a non-negative integer, got {value!r}")
+    if isinstance(value, int):
+        n = value
+    elif isinstance(value, float):
+        if not value.is_integer():
+            raise ValueError(f"{what}: expected a non-negative integer, got {value!r}")
+        n = int(value)
+    else:
+        try:
+            n = int(str(value).strip())
+        except ValueError:
+            raise ValueError(f"{what}: expected a non-negative integer, got {value!r}") from None
+    if n < 0 or n > 100000:
+        raise ValueError(f"{what}: out of range: {value!r}")
+    return n
+
+
+def _tokens(args: str | Iterable[Any]) -> list[str]:
+    if isinstance(args, str):
+        return args.split()
+    return [str(a) for a in args]
+
+
+@dataclass
+class ColorClock:
+    """One colour's clock.
+
+    main_left:    main time left (for fischer: the whole clock).
+    in_overtime:  main time is over (byoyomi, canadian, simple).
+    period_left:  seconds left in the current overtime period (a full period before overtime starts).
+    periods_left: byoyomi periods left, the current one included (1 for the other systems).
+    stones_left:  canadian stones still to play in the current period (1 for byoyomi and simple).
+    flagged:      this colour has lost on time (only `spend` sets it; `time_left` clears it).
+    reported:     the state comes from `time_left` (True) rather than only from settings and `spend`.
+    """
+
+    main_left: float = 0.0
+    in_overtime: bool = False
+    period_left: float = 0.0
+    periods_left: int = 0
+    stones_left: int = 0
+    flagged: bool = False
+    reported: bool = False
+
+
+class Clock:
+    """A time system and both colours' clocks. Build it with a named constructor or a `from_*` parser."""
+
+    def __init__(
+        self,
+        system: str = "none",
+        main_time: float = 0.0,
+        period_time: float = 0.0,
+        periods: int = 0,
+        stones: int = 0,
+        increment: float = 0.0,
+        main_time_cap: float | None = None,
+        max_time_per_move: float | None = None,
+    ) -> None:
+        if system not in SYSTEMS:
+            raise ValueError(f"unknown time system {system!r}")
+        self.system = system
+        self.main_time = _time(main_time, "main time")
+        self.period_time = _time(period_time, "period time")
+        self.periods = _count(periods, "periods")
+        self.stones = _count(stones, "stones")
+        self.increment = _time(increment, "increment")
+        self.main_time_cap = None if main_time_cap is None else _time(main_time_cap, "main time cap")
+        self.max_time_per_move = (
+            None if max_time_per_move is None else _time(max_time_per_move, "max time per move")
+        )
+        if system == "byoyomi":
+            if self.periods < 1:
+                raise ValueError("byoyomi needs at least one period")
+            self.stones = 1
+        elif system == "canadian":
+            if self.stones < 1:
+                raise ValueError("canadian needs at least one stone per period")
+            self.periods = 1
+        elif system == "simple":
+            if self.period_time <= 0:
+                raise ValueError("simple time needs a positive time per move")
+            self.main_time = 0.0
+            self.periods = 1
+            self.stones = 1
+        else:
+            self.period_time = 0.0
+            self.periods = 0
+            self.stones = 0
+        if system != "fischer":
+            self.increment = 0.0
+            self.main_time_cap = None
+            self.max_time_per_move = None
+        elif self.main_time_cap is not None and self.main_time_cap < self.main_time:
+            raise ValueError("fischer-capped: the main time cap must be >= the main time")
+        self._state: dict[int, ColorClock] = {}
+        self.reset()
+
+    # ---------------------------------------------------------------- constructors
+    @classmethod
+    def none(cls) -> "Clock":
+        return cls("none")
+
+    @classmethod
+    def absolute(cls, main_time: float) -> "Clock":
+        return cls("absolute", main_time=main_time)
+
+    @classmethod
+    def byoyomi(cls, main_time: float, period_time: float, periods: int) -> "Clock":
+        """Japanese byo-yomi. No main time and one period is `simple`."""
+        periods = _count(periods, "periods")
+        if periods == 0:
+            return cls.absolute(main_time)
+        if _time(main_time, "main time") == 0 and periods == 1 and _time(period_time, "period time") > 0:
+            return cls.simple(period_time)
+        return cls("byoyomi", main_time=main_time, period_time=period_time, periods=periods)
+
+    @classmethod
+    def canadian(cls, main_time: float, period_time: float, stones: int) -> "Clock":
+        """Canadian overtime. `stones == 0` follows GTP: no limit if period_time > 0, else absolute."""
+        stones = _count(stones, "stones")
+        period_time = _time(period_time, "period time")
+        if stones == 0:
+            return cls.none() if period_time > 0 else cls.absolute(main_time)
+        if _time(main_time, "main time") == 0 and stones == 1 and period_time > 0:
+            return cls.simple(period_time)
+        return cls("canadian", main_time=main_time, period_time=period_time, stones=stones)
+
+    @classmethod
+    def fischer(
+        cls,
+        main_time: float,
+        increment: float,
+        main_time_cap: float | None = None,
+        max_time_per_move: float | None = None,
+    ) -> "Clock":
+        return cls(
+            "fischer",
+            main_time=main_time,
+            increment=increment,
+            main_time_cap=main_time_cap,
+            max_time_per_move=max_time_per_move,
+        )
+
+    @classmethod
+    def simple(cls, time_per_move: float) -> "Clock":
+        return cls("simple", period_time=time_per_move)
+
+    @classmethod
+    def from_time_settings(cls, main_time: Any, byo_yomi_time: Any, byo_yomi_stones: Any) -> "Clock":
+        """GTP `time_settings`: Canadian; stones 0 means absolute (time 0) or no limit (time > 0)."""
+        return cls.canadian(
+            _time(main_time, "main time"),
+            _time(byo_yomi_time, "byo-yomi time"),
+            _count(byo_yomi_stones, "byo-yomi stones"),
+        )
+
+    @classmethod
+    def from_kgs(cls, args: str | Iterable[Any]) -> "Clock":
+        """`kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S` (args after the command)."""
+        return cls._from_kind(_tokens(args), _KGS_KINDS, "kgs-time_settings")
+
+    @classmethod
+    def from_kata(cls, args: str | Iterable[Any]) -> "Clock":
+        """`kata-time_settings`: the kgs kinds plus `fischer M INC` and `fischer-capped M INC CAP MAXMOVE`."""
+        return cls._from_kind(_tokens(args), _KATA_KINDS, "kata-time_settings")
+
+    @classmethod
+    def _from_kind(cls, toks: list[str], kinds: Sequence[str], command: str) -> "Clock":
+        if not toks:
+            raise ValueError(f"{command}: expected one of {', '.join(kinds)}")
+        kind = toks[0].lower()
+        if kind not in kinds:
+            raise ValueError(f"{command}: expected one of {', '.join(kinds)}, got {toks[0]!r}")
+        nargs = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3, "fischer": 2, "fischer-capped": 4}[kind]
+        if len(toks) != nargs + 1:
+            raise ValueError(f"{command} {kind}: expected {nargs} argument(s), got {len(toks) - 1}")
+        a = toks[1:]
+        if kind == "none":
+            return cls.none()
+        if kind == "absolute":
+            return cls.absolute(_time(a[0], "main time"))
+        if kind == "byoyomi":
+            return cls.byoyomi(_time(a[0], "main time"), _time(a[1], "period time"), _count(a[2], "periods"))
+        if kind == "canadian":
+            return cls.canadian(_time(a[0], "main time"), _time(a[1], "period time"), _count(a[2], "stones"))
+        if kind == "fischer":
+            return cls.fischer(_time(a[0], "main time"), _time(a[1], "increment"))
+        cap = _time(a[2], "main time limit", allow_negative=True)
+        per_move = _time(a[3], "max time per move", allow_negative=True)
+        return cls.fischer(
+            _time(a[0], "main time"),
+            _time(a[1], "increment"),
+            None if cap < 0 else cap,
+            None if per_move < 0 else per_move,
+        )
+
+    # ---------------------------------------------------------------- state
+    def _fresh(self) -> ColorClock:
+        overtime = self.system == "simple" or (self.system in ("byoyomi", "canadian") and self.main_time <= 0)
+        return ColorClock(
+            main_left=self.main_time,
+            in_overtime=overtime,
+            period_left=self.period_time,
+            periods_left=self.periods if self.system == "byoyomi" else (1 if self.period_time > 0 else 0),
+            stones_left=self.stones,
+        )
+
+    def reset(self) -> None:
+        """Both clocks back to the start of a game (e.g. on `clear_board`)."""
+        self._state = {BLACK: self._fresh(), WHITE: self._fresh()}
+
+    def state(self, color: Any) -> ColorClock:
+        """A copy of one colour's clock."""
+        return replace(self._state[_color_index(color)])
+
+    @property
+    def unlimited(self) -> bool:
+        return self.system == "none"
+
+    def update(self, color: Any, time_left: Any, stones_or_periods: Any) -> None:
+        """GTP `time_left COLOR T N`: N == 0 in main time; in overtime N is periods left (byoyomi) or
+        stones left in the period (canadian). Slightly negative T (down to -10 s) is read as 0."""
+        c = _color_index(color)
+        t = _time(time_left, "time left", allow_negative=True)
+        if t < _MIN_TIME_LEFT:
+            raise ValueError(f"time left: invalid time {time_left!r}")
+        t = max(0.0, t)
+        n = _count(stones_or_periods, "stones")
+        s = self._fresh()
+        s.reported = True
+        sysname = self.system
+        if sysname in ("none",):
+            pass
+        elif sysname in ("absolute", "fischer"):
+            s.main_left = t
+        elif sysname == "simple":
+            s.in_overtime = True
+            s.period_left = t
+        elif sysname == "byoyomi":
+            if n == 0 and self.main_time > 0:
+                s.main_left = t
+                s.in_overtime = False
+            else:
+                s.main_left = 0.0
+                s.in_overtime = True
+                s.period_left = t
+                s.periods_left = min(n, self.periods) if n > 0 else self.periods
+        elif sysname == "canadian":
+            if n == 0 and self.main_time > 0:
+                s.main_left = t
+                s.in_overtime = False
+            else:
+                s.main_left = 0.0
+                s.in_overtime = True
+                s.period_left = t
+                s.stones_left = min(n, self.stones) if n > 0 else self.stones
+        self._state[c] = s
+
+    def spend(self, color: Any, seconds: float) -> None:
+        """Charge `seconds` of thinking to `color` and advance its clock as a server would: main time
+        first, then byo-yomi periods (a period is lost only when used up; it resets after each move),
+        Canadian stones (the period resets after its last stone), Fischer increment (and cap)."""
+        c = _color_index(color)
+        s = self._state[c]
+        t = max(0.0, float(seconds))
+        s.reported = False
+        sysname = self.system
+        if sysname == "none" or s.flagged:
+            return
+        if sysname == "absolute":
+            s.main_left -= t
+            if s.main_left < 0:
+                s.main_left = 0.0
+                s.flagged = True
+            return
+        if sysname == "fischer":
+            if self.max_time_per_move is not None and t > self.max_time_per_move:
+                s.flagged = True
+            s.main_left -= t
+            if s.main_left < 0:
+                s.main_left = 0.0
+                s.flagged = True
+                return
+            s.main_left += self.increment
+            if self.main_time_cap is not None:
+                s.main_left = min(s.main_left, self.main_time_cap)
+            return
+        # byoyomi, canadian, simple
+        if not s.in_overtime:
+            if t <= s.main_left:
+                s.main_left -= t
+                return
+            t -= s.main_left
+            s.main_left = 0.0
+            s.in_overtime = True
+            s.period_left = self.period_time
+            s.periods_left = self.periods
+            s.stones_left = self.stones
+        if sysname == "byoyomi":
+            while t >= s.period_left:
+                t -= s.period_left
+                s.periods_left -= 1
+                if s.periods_left <= 0:
+                    s.periods_left = 0
+                    s.period_left = 0.0
+                    s.flagged = True
+                    return
+                s.period_left = self.period_time
+            s.period_left = self.period_time  # moved within the period: it starts afresh
+            return
+        # canadian and simple
+        s.period_left -= t
+        if s.period_left < 0:
+            s.period_left = 0.0
+            s.flagged = True
+            return
+        s.stones_left -= 1
+        if s.stones_left <= 0:
+            s.stones_left = self.stones
+            s.period_left = self.period_time
+
+    def describe(self) -> str:
+        if self.system == "none":
+            return "none"
+        if self.system == "absolute":
+            return f"absolute {self.main_time:g}s"
+        if self.system == "byoyomi":
+            return f"byoyomi {self.main_time:g}s + {self.periods}x{self.period_time:g}s"
+        if self.system == "canadian":
+            return f"canadian {self.main_time:g}s + {self.period_time:g}s/{self.stones} stones"
+        if self.system == "simple":
+            return f"simple {self.period_time:g}s/move"
+        text = f"fischer {self.main_time:g}s + {self.increment:g}s/move"
+        if self.main_time_cap is not None:
+            text += f" cap {self.main_time_cap:g}s"
+        if self.max_time_per_move is not None:
+            text += f" max {self.max_time_per_move:g}s/move"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Clock({self.describe()}; B={self._state[BLACK]}, W={self._state[WHITE]})"
+
+
+@dataclass(frozen=True)
+class TimeConfig:
+    """Time management knobs. Board-size dependent numbers are fractions of the board area N*N."""
+
+    # Seconds kept back on every move for GTP / network / server lag (LZ#2296: per move, not per period).
+    lag_margin: float = 1.0
+    # The per-move lag margin is at least this fraction of the overtime time per move (byo-yomi period,
+    # Canadian period / stones, simple time per move, Fischer increment).
+    lag_fraction: float = 0.05
+    # Never plan less than this (an answer takes time); only lowered when the clock itself has less.
+    min_move_time: float = 0.1
+    # Own moves still to play: max(game_length * area - move_number / 2, min_moves_left * area,
+    # min_moves_left_abs). 0.35 * 361 = 126 own moves (a 250-move game) on 19x19, 28 on 9x9.
+    game_length: float = 0.35
+    min_moves_left: float = 0.08
+    min_moves_left_abs: float = 4.0
+    # Middle-game bell: weight(m) = 1 + emphasis * exp(-((m - peak*area) / (width*area))^2 / 2).
+    # Peak at move 108 on 19x19 (24 on 9x9), weight 3 there against ~1.7 at the first moves.
+    middle_game_emphasis: float = 2.0
+    middle_game_peak: float = 0.30
+    middle_game_width: float = 0.20
+    # Fischer: the part of each future increment planned as thinking time.
+    increment_fraction: float = 0.9
+    # hard_limit = min(what the clock safely allows, max_extension * budget).
+    max_extension: float = 2.0
+    # Without a clock (or with `none`): seconds per move; math.inf leaves it to visit / playout limits.
+    default_time_per_move: float = 5.0
+    # Fixed seconds per move (--time-per-move), still capped by what the clock safely allows.
+    fixed_time_per_move: float | None = None
+    # Never think longer than this on one move.
+    max_time_per_move: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("lag_margin", "lag_fraction", "min_move_time", "game_length", "min_moves_left",
+                     "min_moves_left_abs", "middle_game_emphasis", "increment_fraction",
+                     "default_time_per_move"):
+            v = getattr(self, name)
+            if not (v >= 0):
+                raise ValueError(f"TimeConfig.{name} must be >= 0, got {v!r}")
+        if not (self.middle_game_width > 0):
+            raise ValueError("TimeConfig.middle_game_width must be > 0")
+        if not (self.max_extension >= 1):
+            raise ValueError("TimeConfig.max_extension must be >= 1")
+        for name in ("fixed_time_per_move", "max_time_per_move"):
+            v = getattr(self, name)
+            if v is not None and not (v > 0):
+                raise ValueError(f"TimeConfig.{name} must be > 0 or None, got {v!r}")
+
+
+@dataclass(frozen=True)
+class _Plan:
+    budget: float
+    hard: float
+
+
+class TimeManager:
+    """Turns a clock and the position into a thinking time."""
+
+    def __init__(self, config: TimeConfig | None = None) -> None:
+        self.config = config if config is not None else TimeConfig()
+
+    # ---------------------------------------------------------------- game-shape model
+    def moves_left(self, move_number: int, board_size: int) -> float:
+        """Expected number of OWN moves still to play (move_number counts both colours)."""
+        cfg = self.config
+        area = board_size * board_size
+        return max(cfg.game_length * area - move_number / 2.0, cfg.min_moves_left * area, cfg.min_moves_left_abs, 1.0)
+
+    def weight(self, move_number: int, board_size: int) -> float:
+        """Relative thinking time of a move: a bell over the move number, highest in the middle game."""
+        cfg = self.config
+        area = board_size * board_size
+        z = (move_number - cfg.middle_game_peak * area) / (cfg.middle_game_width * area)
+        return 1.0 + cfg.middle_game_emphasis * math.exp(-0.5 * z * z)
+
+    def _share(self, total: float, move_number: int, board_size: int, moves_left: float) -> float:
+        """This move's part of `total` seconds spread over the remaining own moves by weight."""
+        if total <= 0:
+            return 0.0
+        k = int(moves_left)
+        frac = moves_left - k
+        s = 0.0
+        for j in range(k):
+            s += self.weight(move_number + 2 * j, board_size)
+        s += frac * self.weight(move_number + 2 * k, board_size)
+        return total * self.weight(move_number, board_size) / s
+
+    # ---------------------------------------------------------------- public API
+    def budget(self, clock: Clock | None, color_or_game: Any, move_number: int | None = None,
+               board_size: int | None = None) -> float:
+        """Seconds to think on the next move. Call as `budget(clock, game)` (uses game.to_play,
+        game.move_number, game.size) or `budget(clock, color, move_number, board_size)`."""
+        return self._plan(clock, *self._args(color_or_game, move_number, board_size)).budget
+
+    def hard_limit(self, clock: Clock | None, color_or_game: Any, move_number: int | None = None,
+                   board_size: int | None = None) -> float:
+        """The most the search may take on this move (e.g. when the best move is unstable) before it
+        must answer: min(max_extension * budget, what the clock safely allows). Always >= budget."""
+        return self._plan(clock, *self._args(color_or_game, move_number, board_size)).hard
+
+    def limits(self, clock: Clock | None, color_or_game: Any, move_number: int | None = None,
+               board_size: int | None = None) -> tuple[float, float]:
+        """(budget, hard_limit) in one call."""
+        p = self._plan(clock, *self._args(color_or_game, move_number, board_size))
+        return p.budget, p.hard
+
+    @staticmethod
+    def _args(color_or_game: Any, move_number: int | None, board_size: int | None) -> tuple[int, int, int]:
+        if hasattr(color_or_game, "to_play") and hasattr(color_or_game, "size"):
+            g = color_or_game
+            color = g.to_play
+            move_number = g.move_number if move_number is None else move_number
+            board_size = g.size if board_size is None else board_size
+        else:
+            color = color_or_game
+            if move_number is None or board_size is None:
+                raise TypeError("budget(clock, color, move_number, board_size) or budget(clock, game)")
+        if board_size < 1:
+            raise ValueError(f"invalid board size {board_size!r}")
+        return _color_index(color), max(0, int(move_number)), int(board_size)
+
+    def _lag(self, per_move: float) -> float:
+        return max(self.config.lag_margin, self.config.lag_fraction * per_move)
+
+    def _plan(self, clock: Clock | None, color: int, m: int, n: int) -> _Plan:
+        cfg = self.config
+        if clock is None or clock.system == "none":
+            b = cfg.fixed_time_per_move if cfg.fixed_time_per_move is not None else cfg.default_time_per_move
+            if cfg.max_time_per_move is not None:
+                b = min(b, cfg.max_time_per_move)
+            return _Plan(b, b)
+
+        s = clock._state[color]
+        M = self.moves_left(m, n)
+        sysname = clock.system
+        # share: what the time plan gives this move; safe: the most this move can take and leave the
+        # plan sound; avail: the time before losing on time (or a byo-yomi period), lag not counted.
+        if sysname == "absolute":
+            lag = self._lag(0.0)
+            reserve = lag * (M + 1.0)
+            usable = max(0.0, s.main_left - reserve)
+            share = self._share(usable, m, n, M)
+            safe = usable
+            avail = s.main_left
+        elif sysname == "fischer":
+            inc = clock.increment
+            lag = self._lag(inc)
+            reserve = lag * (M + 1.0)
+            total = max(0.0, s.main_left - reserve) + M * inc * cfg.increment_fraction
+            share = self._share(total, m, n, M)
+            safe = max(0.0, s.main_left - lag)
+            if clock.main_time_cap is not None:
+                # increment that the cap would throw away is free thinking time
+                share = max(share, s.main_left + inc - clock.main_time_cap)
+            if clock.max_time_per_move is not None:
+                safe = min(safe, max(0.0, clock.max_time_per_move - lag))
+            avail = s.main_left
+            if clock.max_time_per_move is not None:
+                avail = min(avail, clock.max_time_per_move)
+        elif sysname == "byoyomi":
+            lag = self._lag(clock.period_time)
+            per = max(0.0, clock.period_time - lag)
+            if s.in_overtime:
+                share = safe = max(0.0, min(s.period_left, clock.period_time) - lag)
+                avail = s.period_left
+            elif s.main_left <= lag:
+                share = safe = per
+                avail = s.main_left + clock.period_time
+            else:
+                # overtime gives `per` seconds to every later move; main time is the extra
+                share = self._share(s.main_left - lag + M * per, m, n, M)
+                safe = s.main_left + per
+                avail = s.main_left + clock.period_time
+        else:  # canadian, simple
+            per_stone = clock.period_time / clock.stones
+            lag = self._lag(per_stone)
+            per = max(0.0, per_stone - lag)
+            if s.in_overtime:
+                k = max(1, s.stones_left)
+                share = max(0.0, s.period_left / k - lag)
+                # may borrow up to half of the later stones' shares
+                safe = max(share, s.period_left - k * lag - (k - 1) * 0.5 * s.period_left / k)
+                avail = s.period_left / k if k > 1 else s.period_left
+            elif s.main_left <= lag:
+                share = safe = per
+                avail = s.main_left + per_stone
+            else:
+                share = self._share(s.main_left - lag + M * per, m, n, M)
+                safe = s.main_left + per
+                avail = s.main_left + per_stone
+
+        if s.flagged:
+            share = safe = 0.0
+            avail = 0.0
+        if cfg.fixed_time_per_move is not None:
+            share = cfg.fixed_time_per_move
+        if cfg.max_time_per_move is not None:
+            safe = min(safe, cfg.max_time_per_move)
+        budget = min(share, safe)
+        floor = min(cfg.min_move_time, 0.5 * max(0.0, avail)) if not s.flagged else cfg.min_move_time
+        budget = max(budget, floor)
+        hard = max(budget, min(safe, cfg.max_extension * budget))
+        return _Plan(budget, hard)
+
+
+class Stopwatch:
+    """Measures our thinking time for `Clock.spend` (monotonic; injectable for tests)."""
+
+    def __init__(self, now=time.monotonic) -> None:
+        self._now = now
+        self._start: float | None = None
+
+    def start(self) -> None:
+        self._start = self._now()
+
+    def stop(self) -> float:
+        if self._start is None:
+            return 0.0
+        elapsed = self._now() - self._start
+        self._start = None
+        return max(0.0, elapsed)
+
