@@ -92,7 +92,7 @@ class Player:
         else:
             res = self.search.search(game, color, seconds=budget, stop=stop)
         if clock is not None:
-            clock.spend(color, watch.stop())
+            self.time.charge(clock, color, watch.stop())
         self.last_result = res
         return res
 

@@ -1,8 +1,8 @@
 """Clocks and time management.
 
 `Clock` holds a time system (its settings) and, per colour, the state of that colour's clock: what the
-controller last said with `time_left`, advanced by our own measured thinking time (`Clock.spend`) for
-controllers that never send `time_left`.
+controller last said with `time_left`, advanced by our own measured thinking time plus an assumed lag
+(`Clock.spend`, `TimeManager.charge`) for controllers that never send `time_left`.
 
 `TimeManager(config).budget(clock, game)` (or `budget(clock, color, move_number, board_size)`) gives the
 seconds to think on the next move; `hard_limit(...)` the most the search may extend to before it must
@@ -142,6 +142,11 @@ class ColorClock:
 
 class Clock:
     """A time system and both colours' clocks. Build it with a named constructor or a `from_*` parser."""
+
+    # Seconds `spend` adds to each measured move by default: the server also counts the transmission
+    # lag, which the engine cannot measure. Without it a controller that never sends time_left would
+    # let our estimate drift above the real clock (a Canadian period can then run out).
+    assumed_lag: float = 1.0
 
     def __init__(
         self,
@@ -341,7 +346,8 @@ class Clock:
             else:
                 s.main_left = 0.0
                 s.in_overtime = True
-                s.period_left = t
+                # N == 0 without main time: a fresh period (0 s would be a controller glitch)
+                s.period_left = t if (n > 0 or t > 0) else self.period_time
                 s.periods_left = min(n, self.periods) if n > 0 else self.periods
         elif sysname == "canadian":
             if n == 0 and self.main_time > 0:
@@ -350,17 +356,19 @@ class Clock:
             else:
                 s.main_left = 0.0
                 s.in_overtime = True
-                s.period_left = t
+                # N == 0 without main time: a fresh period (0 s would be a controller glitch)
+                s.period_left = t if (n > 0 or t > 0) else self.period_time
                 s.stones_left = min(n, self.stones) if n > 0 else self.stones
         self._state[c] = s
 
-    def spend(self, color: Any, seconds: float) -> None:
-        """Charge `seconds` of thinking to `color` and advance its clock as a server would: main time
-        first, then byo-yomi periods (a period is lost only when used up; it resets after each move),
-        Canadian stones (the period resets after its last stone), Fischer increment (and cap)."""
+    def spend(self, color: Any, seconds: float, lag: float | None = None) -> None:
+        """Charge `seconds` of thinking plus `lag` (default `assumed_lag`) to `color` and advance its
+        clock as a server would: main time first, then byo-yomi periods (a period is lost only when used
+        up; it resets after each move), Canadian stones (the period resets after its last stone), Fischer
+        increment (and cap). The next `time_left` replaces this estimate."""
         c = _color_index(color)
         s = self._state[c]
-        t = max(0.0, float(seconds))
+        t = max(0.0, float(seconds)) + max(0.0, float(self.assumed_lag if lag is None else lag))
         s.reported = False
         sysname = self.system
         if sysname == "none" or s.flagged:
@@ -451,10 +459,14 @@ class TimeConfig:
     # Never plan less than this (an answer takes time); only lowered when the clock itself has less.
     min_move_time: float = 0.1
     # Own moves still to play: max(game_length * area - move_number / 2, min_moves_left * area,
-    # min_moves_left_abs). 0.35 * 361 = 126 own moves (a 250-move game) on 19x19, 28 on 9x9.
+    # min_moves_left_abs). 0.35 * 361 = 126 own moves (a 250-move game) on 19x19, 28 on 9x9;
+    # never fewer than 36 (19x19) or 10 (9x9).
     game_length: float = 0.35
-    min_moves_left: float = 0.08
-    min_moves_left_abs: float = 4.0
+    min_moves_left: float = 0.10
+    min_moves_left_abs: float = 10.0
+    # Absolute and Fischer time keep the lag margin for this many moves beyond the expected game, so that
+    # a game longer than expected runs on minimal thinking time instead of losing on lag.
+    reserve_moves: float = 30.0
     # Middle-game bell: weight(m) = 1 + emphasis * exp(-((m - peak*area) / (width*area))^2 / 2).
     # Peak at move 108 on 19x19 (24 on 9x9), weight 3 there against ~1.7 at the first moves.
     middle_game_emphasis: float = 2.0
@@ -473,7 +485,7 @@ class TimeConfig:
 
     def __post_init__(self) -> None:
         for name in ("lag_margin", "lag_fraction", "min_move_time", "game_length", "min_moves_left",
-                     "min_moves_left_abs", "middle_game_emphasis", "increment_fraction",
+                     "min_moves_left_abs", "reserve_moves", "middle_game_emphasis", "increment_fraction",
                      "default_time_per_move"):
             v = getattr(self, name)
             if not (v >= 0):
@@ -545,6 +557,13 @@ class TimeManager:
         p = self._plan(clock, *self._args(color_or_game, move_number, board_size))
         return p.budget, p.hard
 
+    def charge(self, clock: Clock | None, color: Any, elapsed: float) -> None:
+        """Advance our own model of `color`'s clock after a move that took `elapsed` seconds as measured
+        by the engine. The server also counts the transmission lag, which the engine cannot measure, so
+        `lag_margin` is charged on top (conservative). The next `time_left` replaces the estimate."""
+        if clock is not None:
+            clock.spend(color, elapsed, lag=self.config.lag_margin)
+
     @staticmethod
     def _args(color_or_game: Any, move_number: int | None, board_size: int | None) -> tuple[int, int, int]:
         if hasattr(color_or_game, "to_play") and hasattr(color_or_game, "size"):
@@ -578,7 +597,7 @@ class TimeManager:
         # plan sound; avail: the time before losing on time (or a byo-yomi period), lag not counted.
         if sysname == "absolute":
             lag = self._lag(0.0)
-            reserve = lag * (M + 1.0)
+            reserve = lag * (M + cfg.reserve_moves)
             usable = max(0.0, s.main_left - reserve)
             share = self._share(usable, m, n, M)
             safe = usable
@@ -586,7 +605,7 @@ class TimeManager:
         elif sysname == "fischer":
             inc = clock.increment
             lag = self._lag(inc)
-            reserve = lag * (M + 1.0)
+            reserve = lag * (M + cfg.reserve_moves)
             total = max(0.0, s.main_left - reserve) + M * inc * cfg.increment_fraction
             share = self._share(total, m, n, M)
             safe = max(0.0, s.main_left - lag)

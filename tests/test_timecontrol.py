@@ -1,0 +1,485 @@
+"""engine.timecontrol: GTP clock commands (every row of the gtp2ogs clock table in
+docs GTP-CLIENTS.md section 2.3) and simulated games against a server clock."""
+from __future__ import annotations
+
+import math
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from engine.timecontrol import (
+    BLACK,
+    WHITE,
+    Clock,
+    Stopwatch,
+    TimeConfig,
+    TimeManager,
+    kata_list_time_settings,
+)
+
+CFG = TimeConfig()
+TM = TimeManager(CFG)
+
+
+# --------------------------------------------------------------------------- a GTP front end in miniature
+def apply_gtp(commands: list[str], clock: Clock | None = None) -> Clock | None:
+    """Feed clock commands to Clock the way the GTP server does."""
+    for line in commands:
+        cmd, *args = line.split()
+        if cmd == "time_settings":
+            assert len(args) == 3
+            clock = Clock.from_time_settings(*args)
+        elif cmd == "kgs-time_settings":
+            clock = Clock.from_kgs(args)
+        elif cmd == "kata-time_settings":
+            clock = Clock.from_kata(args)
+        elif cmd == "time_left":
+            assert clock is not None
+            clock.update(args[0], args[1], args[2])
+        else:
+            raise AssertionError(line)
+    return clock
+
+
+# --------------------------------------------------------------------------- table rows (section 2.3)
+def test_kgs_byoyomi_main_time_and_periods():
+    clock = apply_gtp(["kgs-time_settings byoyomi 600 30 5", "time_left black 412 0"])
+    assert clock.system == "byoyomi" and (clock.main_time, clock.period_time, clock.periods) == (600, 30, 5)
+    st = clock.state(BLACK)
+    assert not st.in_overtime and st.main_left == 412 and st.periods_left == 5
+    b, hard = TM.limits(clock, BLACK, 40, 19)
+    # main time plus at most one period minus the lag: never loses a period
+    assert 5 < b <= hard <= 412 + 30 - 1
+    # overtime: the N of time_left is PERIODS left
+    apply_gtp(["time_left black 27 3"], clock)
+    st = clock.state(BLACK)
+    assert st.in_overtime and st.periods_left == 3 and st.period_left == 27 and st.stones_left == 1
+    b, hard = TM.limits(clock, BLACK, 200, 19)
+    assert 20 < b <= hard <= 27 - CFG.lag_margin
+
+
+def test_plain_byoyomi_fallback_is_canadian_one_stone():
+    clock = apply_gtp(["time_settings 720 30 1", "time_left black 412 0"])
+    assert clock.system == "canadian" and (clock.main_time, clock.period_time, clock.stones) == (720, 30, 1)
+    b, hard = TM.limits(clock, BLACK, 40, 19)
+    assert 5 < b <= hard <= 412 + 30 - 1
+    # the last period: the N of plain time_left is STONES left
+    apply_gtp(["time_left black 27 1"], clock)
+    st = clock.state(BLACK)
+    assert st.in_overtime and st.stones_left == 1 and st.period_left == 27
+    b, hard = TM.limits(clock, BLACK, 200, 19)
+    assert 20 < b <= hard <= 27 - CFG.lag_margin
+
+
+@pytest.mark.parametrize("settings", ["kgs-time_settings canadian 600 300 25", "time_settings 600 300 25"])
+def test_canadian(settings):
+    clock = apply_gtp([settings, "time_left black 580 0", "time_left white 600 0"])
+    assert clock.system == "canadian" and (clock.main_time, clock.period_time, clock.stones) == (600, 300, 25)
+    assert clock.state(WHITE).main_left == 600
+    b = TM.budget(clock, BLACK, 20, 19)
+    assert 3 < b < 580
+    apply_gtp(["time_left black 240 12"], clock)
+    st = clock.state(BLACK)
+    assert st.in_overtime and st.stones_left == 12 and st.period_left == 240
+    b, hard = TM.limits(clock, BLACK, 150, 19)
+    # the period divided by the stones left, lag kept on EVERY stone (LZ#2296)
+    assert b == pytest.approx(240 / 12 - CFG.lag_margin)
+    assert b <= hard <= 240 - 12 * CFG.lag_margin
+    # one stone left in the period: (almost) all of it
+    apply_gtp(["time_left black 17 1"], clock)
+    assert TM.budget(clock, BLACK, 150, 19) == pytest.approx(16)
+
+
+def test_fischer_capped_kata():
+    assert "fischer-capped" in kata_list_time_settings()
+    clock = apply_gtp(["kata-time_settings fischer-capped 300 10 600 -1", "time_left black 290 0"])
+    assert clock.system == "fischer"
+    assert (clock.main_time, clock.increment, clock.main_time_cap, clock.max_time_per_move) == (300, 10, 600, None)
+    b, hard = TM.limits(clock, BLACK, 30, 19)
+    # about remaining / moves left + most of the increment
+    assert 9 < b < 20 and b <= hard <= 290 - 1
+    # time that the cap would throw away is spent
+    apply_gtp(["time_left black 598 0"], clock)
+    assert TM.budget(clock, BLACK, 240, 19) >= 598 + 10 - 600
+    # max time per move is honoured
+    clock = apply_gtp(["kata-time_settings fischer-capped 300 10 -1 8", "time_left black 290 0"])
+    assert clock.main_time_cap is None and clock.max_time_per_move == 8
+    b, hard = TM.limits(clock, BLACK, 100, 19)
+    assert b <= hard <= 8 - CFG.lag_margin
+
+
+def test_fischer_plain_fallback_fake_canadian():
+    # gtp2ogs: time_settings <initial - inc> <inc> 1, then time_left <left - inc> 0
+    clock = apply_gtp(["time_settings 290 10 1", "time_left black 280 0"])
+    assert clock.system == "canadian" and clock.stones == 1
+    b, hard = TM.limits(clock, BLACK, 30, 19)
+    assert 5 < b <= hard <= 290 - CFG.lag_margin  # 290 s are really on the clock
+    # left <= inc: time_left <left> 1
+    apply_gtp(["time_left black 7 1"], clock)
+    assert TM.hard_limit(clock, BLACK, 100, 19) <= 7 - CFG.lag_margin
+
+
+def test_simple():
+    clock = apply_gtp(["time_settings 0 30 1", "time_left black 30 1"])
+    assert clock.system == "simple" and clock.period_time == 30
+    b, hard = TM.limits(clock, BLACK, 100, 19)
+    assert b == hard == pytest.approx(30 - max(CFG.lag_margin, CFG.lag_fraction * 30))
+    apply_gtp(["time_left black 10 1"], clock)  # the server says less than the full period is left
+    assert TM.budget(clock, BLACK, 100, 19) == pytest.approx(10 - max(CFG.lag_margin, 1.5))
+
+
+def test_absolute():
+    clock = apply_gtp(["time_settings 1200 0 0", "time_left black 1100 0"])
+    assert clock.system == "absolute" and clock.main_time == 1200
+    b, hard = TM.limits(clock, BLACK, 60, 19)
+    assert 4 < b < 20 and b <= hard <= 1100
+    apply_gtp(["time_left black 3 0"], clock)
+    assert TM.hard_limit(clock, BLACK, 300, 19) < 3
+
+
+def test_gtp2ogs_6x_transcript_canadian():
+    clock = apply_gtp(["kgs-time_settings canadian 300 6 7", "time_left black 298 0", "time_left white 290 0"])
+    b, hard = TM.limits(clock, WHITE, 3, 9)
+    assert 1 < b <= hard < 290
+
+
+# --------------------------------------------------------------------------- parsing
+def test_time_settings_gtp_semantics():
+    assert Clock.from_time_settings(0, 1, 0).system == "none"  # byo time > 0, stones 0: no limit
+    assert Clock.from_time_settings(600, 0, 0).system == "absolute"
+    assert Clock.from_time_settings("0", "0", "0").system == "absolute"
+    c = Clock.from_time_settings(600, 300, 25)
+    assert c.system == "canadian" and c.stones == 25
+    for bad in [(-1, 0, 0), (1, -1, 0), (1, 1, -1), (1, 1, 1.5), ("x", 1, 1), (math.inf, 0, 0)]:
+        with pytest.raises(ValueError):
+            Clock.from_time_settings(*bad)
+
+
+def test_kgs_and_kata_parsing():
+    assert Clock.from_kgs("none").system == "none"
+    assert Clock.from_kgs(["absolute", "600"]).main_time == 600
+    assert Clock.from_kgs("byoyomi 600 30 0").system == "absolute"  # no periods
+    assert Clock.from_kgs("byoyomi 0 30 1").system == "simple"
+    assert Clock.from_kgs("canadian 600 30 0").system == "none"  # same rule as time_settings
+    assert Clock.from_kgs("BYOYOMI 600 30 5").periods == 5
+    for bad in ["", "fischer 300 10", "byoyomi 600 30", "canadian 600 30 x", "absolute -5", "blitz 5"]:
+        with pytest.raises(ValueError):
+            Clock.from_kgs(bad)
+    assert kata_list_time_settings() == ["none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped"]
+    for kind in kata_list_time_settings():
+        args = {"none": "", "absolute": " 60", "byoyomi": " 60 5 3", "canadian": " 60 30 5",
+                "fischer": " 60 2.5", "fischer-capped": " 60 2.5 120 -1"}[kind]
+        Clock.from_kata(kind + args)
+    c = Clock.from_kata("fischer 60.5 2.5")
+    assert (c.system, c.main_time, c.increment, c.main_time_cap) == ("fischer", 60.5, 2.5, None)
+    with pytest.raises(ValueError):
+        Clock.from_kata("fischer-capped 300 10 200 -1")  # cap below the main time
+    with pytest.raises(ValueError):
+        Clock.from_kata("fischer 300")
+
+
+def test_time_left_validation():
+    c = Clock.from_kgs("byoyomi 600 30 5")
+    c.update("w", -2, 0)  # slightly negative is tolerated (drift corrections)
+    assert c.state(WHITE).main_left == 0
+    c.update("w", 20, 9)  # more periods than the settings: clamped
+    assert c.state(WHITE).periods_left == 5
+    for bad in [("w", -11, 0), ("w", 10, -1), ("x", 10, 0), (3, 10, 0), ("b", "nan", 0)]:
+        with pytest.raises(ValueError):
+            c.update(*bad)
+
+
+def test_no_clock_and_overrides():
+    assert TM.budget(None, BLACK, 0, 19) == CFG.default_time_per_move
+    assert TM.budget(Clock.none(), WHITE, 50, 9) == CFG.default_time_per_move
+    tm = TimeManager(TimeConfig(fixed_time_per_move=3.0))
+    assert tm.budget(None, BLACK, 0, 19) == 3.0
+    clock = apply_gtp(["time_settings 0 30 1", "time_left black 2 1"])
+    assert tm.budget(clock, BLACK, 0, 19) < 2  # the fixed time never beats the clock
+    tm = TimeManager(TimeConfig(max_time_per_move=4.0))
+    clock = Clock.absolute(100000)
+    b, hard = tm.limits(clock, BLACK, 100, 19)
+    assert b <= hard <= 4.0
+    tm = TimeManager(TimeConfig(default_time_per_move=math.inf))
+    assert tm.budget(None, BLACK, 0, 19) == math.inf
+    with pytest.raises(ValueError):
+        TimeConfig(lag_margin=-1)
+
+
+def test_budget_takes_a_game():
+    clock = Clock.from_kgs("byoyomi 600 30 5")
+    game = SimpleNamespace(to_play=WHITE, move_number=41, size=19)
+    assert TM.budget(clock, game) == TM.budget(clock, WHITE, 41, 19)
+    assert TM.hard_limit(clock, game) == TM.hard_limit(clock, "white", 41, 19)
+
+
+def test_bell_and_moves_left():
+    w = [TM.weight(m, 19) for m in range(0, 300)]
+    peak = max(range(300), key=lambda m: w[m])
+    assert 80 <= peak <= 130
+    assert w[100] > 1.5 * w[5]
+    assert TM.moves_left(0, 19) > TM.moves_left(100, 19) >= TM.moves_left(400, 19) > 0
+    assert TM.moves_left(0, 9) < TM.moves_left(0, 19)
+
+
+# --------------------------------------------------------------------------- own tracking (spend)
+def test_spend_byoyomi_periods():
+    c = Clock.byoyomi(10, 30, 3)
+    c.spend(BLACK, 8, lag=0)
+    assert c.state(BLACK).main_left == 2 and not c.state(BLACK).in_overtime
+    c.spend(BLACK, 20, lag=0)  # 2 s main, 18 s into the first period: period kept
+    st = c.state(BLACK)
+    assert st.in_overtime and st.periods_left == 3 and st.period_left == 30
+    c.spend(BLACK, 45, lag=0)  # one period lost
+    assert c.state(BLACK).periods_left == 2 and not c.state(BLACK).flagged
+    c.spend(BLACK, 60, lag=0)  # both remaining periods used up
+    assert c.state(BLACK).flagged
+    assert not c.state(WHITE).flagged
+
+
+def test_spend_canadian_stones_reset():
+    c = Clock.canadian(5, 60, 3)
+    c.spend(WHITE, 10, lag=0)  # 5 s main, then 5 s of the first stone's period
+    st = c.state(WHITE)
+    assert st.in_overtime and st.stones_left == 2 and st.period_left == pytest.approx(55)
+    c.spend(WHITE, 20, lag=0)
+    c.spend(WHITE, 20, lag=0)  # third stone: a new period
+    st = c.state(WHITE)
+    assert st.stones_left == 3 and st.period_left == 60 and not st.flagged
+    c.spend(WHITE, 30, lag=0)
+    c.spend(WHITE, 31, lag=0)
+    assert c.state(WHITE).flagged
+
+
+def test_spend_fischer_and_simple_and_absolute():
+    c = Clock.fischer(20, 5, main_time_cap=22)
+    c.spend(BLACK, 1, lag=0)
+    assert c.state(BLACK).main_left == 22
+    c = Clock.fischer(20, 5, max_time_per_move=3)
+    c.spend(BLACK, 4, lag=0)
+    assert c.state(BLACK).flagged
+    c = Clock.simple(10)
+    c.spend(BLACK, 9.9, lag=0)
+    assert c.state(BLACK).period_left == 10 and not c.state(BLACK).flagged
+    c.spend(BLACK, 10.1, lag=0)
+    assert c.state(BLACK).flagged
+    c = Clock.absolute(10)
+    c.spend(BLACK, 4, lag=0)
+    assert c.state(BLACK).main_left == 6
+    c.update(BLACK, 8, 0)  # time_left is authoritative
+    assert c.state(BLACK).main_left == 8 and c.state(BLACK).reported
+    c.reset()
+    assert c.state(BLACK).main_left == 10
+
+
+def test_spend_charges_assumed_lag():
+    c = Clock.absolute(100)
+    c.spend(BLACK, 4)
+    assert c.state(BLACK).main_left == pytest.approx(100 - 4 - Clock.assumed_lag)
+    TimeManager(TimeConfig(lag_margin=0.5)).charge(c, BLACK, 4)
+    assert c.state(BLACK).main_left == pytest.approx(100 - 8 - Clock.assumed_lag - 0.5)
+    TM.charge(None, BLACK, 4)  # no clock: nothing to do
+
+
+def test_stopwatch():
+    t = iter([1.0, 3.5])
+    sw = Stopwatch(now=lambda: next(t))
+    sw.start()
+    assert sw.stop() == 2.5
+    assert sw.stop() == 0.0
+
+
+# --------------------------------------------------------------------------- simulated games
+class OGSClock:
+    """A server clock for one player, advanced like OGS: `thinking_time` is main time."""
+
+    def __init__(self, system: str, **tc):
+        self.system = system
+        self.tc = tc
+        self.flagged = False
+        self.spent = 0.0
+        if system == "byoyomi":
+            self.thinking, self.periods = tc["main_time"], tc["periods"]
+        elif system == "canadian":
+            self.thinking, self.moves_left, self.block = tc["main_time"], 0, 0.0
+        elif system == "fischer":
+            self.thinking = tc["initial_time"]
+        elif system == "simple":
+            self.thinking = 0.0
+        elif system == "absolute":
+            self.thinking = tc["total_time"]
+
+    def move(self, t: float) -> None:
+        self.spent += t
+        tc = self.tc
+        if self.system == "byoyomi":
+            if t <= self.thinking:
+                self.thinking -= t
+                return
+            t -= self.thinking
+            self.thinking = 0.0
+            while t >= tc["period_time"]:
+                t -= tc["period_time"]
+                self.periods -= 1
+                if self.periods <= 0:
+                    self.flagged = True
+                    return
+        elif self.system == "canadian":
+            if self.moves_left == 0:  # main time
+                if t <= self.thinking:
+                    self.thinking -= t
+                    return
+                t -= self.thinking
+                self.thinking = 0.0
+                self.moves_left, self.block = tc["stones_per_period"], tc["period_time"]
+            self.block -= t
+            if self.block < 0:
+                self.flagged = True
+                return
+            self.moves_left -= 1
+            if self.moves_left == 0:
+                self.moves_left, self.block = tc["stones_per_period"], tc["period_time"]
+        elif self.system == "fischer":
+            self.thinking -= t
+            if self.thinking < 0:
+                self.flagged = True
+                return
+            self.thinking = min(self.thinking + tc["time_increment"], tc["max_time"])
+        elif self.system == "simple":
+            if t > tc["per_move"]:
+                self.flagged = True
+        elif self.system == "absolute":
+            self.thinking -= t
+            if self.thinking < 0:
+                self.flagged = True
+
+    def main_used(self) -> float:
+        start = self.tc.get("main_time", self.tc.get("total_time", self.tc.get("initial_time", 0.0)))
+        return start - max(self.thinking, 0.0)
+
+
+def load_clock(c: OGSClock, color: str, mode: str) -> list[str]:
+    """What gtp2ogs `Bot.loadClock` sends for one colour (clock offsets 0): mode "kgs" for a bot that lists
+    kgs-time_settings and kata-list_time_settings with fischer-capped (ours), "plain" otherwise."""
+    tc = c.tc
+    fl = lambda x: str(math.floor(max(x, 0)))  # noqa: E731
+    if c.system == "byoyomi":
+        if mode == "kgs":
+            tl = c.thinking if c.thinking > 0 else tc["period_time"]
+            n = "0" if c.thinking > 0 else str(c.periods)
+            return [f"kgs-time_settings byoyomi {tc['main_time']} {tc['period_time']} {tc['periods']}",
+                    f"time_left {color} {fl(tl)} {n}"]
+        if c.thinking > 0:
+            tl = c.thinking + tc["period_time"] * c.periods
+        else:
+            tl = tc["period_time"] + tc["period_time"] * (c.periods - 1)
+        cmds = [f"time_settings {tc['main_time'] + (tc['periods'] - 1) * tc['period_time']} {tc['period_time']} 1"]
+        if tl <= tc["period_time"]:
+            return cmds + [f"time_left {color} {fl(tl)} 1"]
+        return cmds + [f"time_left {color} {math.floor(tl - tc['period_time'])} 0"]
+    if c.system == "canadian":
+        tl, stones = c.thinking, 0
+        if tl <= 0:
+            stones, tl = c.moves_left, tl + c.block
+        cmd = "kgs-time_settings canadian" if mode == "kgs" else "time_settings"
+        return [f"{cmd} {tc['main_time']} {tc['period_time']} {tc['stones_per_period']}",
+                f"time_left {color} {fl(tl)} {stones}"]
+    if c.system == "fischer":
+        if mode == "kgs":
+            return [f"kata-time_settings fischer-capped {tc['initial_time']} {tc['time_increment']} {tc['max_time']} -1",
+                    f"time_left {color} {fl(c.thinking)} 0"]
+        tl, periods = c.thinking - tc["time_increment"], 0
+        if tl <= 0:
+            periods, tl = 1, tl + tc["time_increment"]
+        cmd = "kgs-time_settings canadian" if mode == "kgs-nokata" else "time_settings"
+        return [f"{cmd} {tc['initial_time'] - tc['time_increment']} {tc['time_increment']} 1",
+                f"time_left {color} {fl(tl)} {periods}"]
+    if c.system == "simple":
+        return [f"time_settings 0 {tc['per_move']} 1", f"time_left {color} {fl(tc['per_move'])} 1"]
+    assert c.system == "absolute"
+    return [f"time_settings {tc['total_time']} 0 0", f"time_left {color} {fl(c.thinking)} 0"]
+
+
+SYSTEMS_19 = {
+    "byoyomi": dict(main_time=600, period_time=30, periods=5),
+    "canadian": dict(main_time=600, period_time=300, stones_per_period=25),
+    "fischer": dict(initial_time=300, time_increment=10, max_time=600),
+    "simple": dict(per_move=30),
+    "absolute": dict(total_time=1200),
+}
+CASES = [(s, m) for s in SYSTEMS_19 for m in ("kgs", "plain")] + [("fischer", "kgs-nokata")]
+
+
+def play_game(system, tc, mode, size=19, plies=250, seed=0, extend_every=0, self_tracking=False):
+    """The engine plays both colours for `plies` moves. Before each genmove the clock commands are
+    sent as gtp2ogs does (or, self-tracking, only the settings once and then Clock.spend). The engine
+    spends exactly the budget (or the hard limit every `extend_every` moves) and the server charges that
+    plus a random lag below the lag margin."""
+    rng = random.Random(seed)
+    server = {"black": OGSClock(system, **tc), "white": OGSClock(system, **tc)}
+    spent = []
+    own_clock = apply_gtp(load_clock(server["black"], "black", mode)[:1]) if self_tracking else None
+    for ply in range(plies):
+        color = "black" if ply % 2 == 0 else "white"
+        if self_tracking:
+            clock = own_clock
+        else:
+            clock = apply_gtp(load_clock(server["black"], "black", mode) + load_clock(server["white"], "white", mode)[1:])
+        budget, hard = TM.limits(clock, color, ply, size)
+        assert 0 < budget <= hard
+        think = hard if extend_every and ply % extend_every == extend_every - 1 else budget
+        if self_tracking:
+            if ply % 4 < 2:
+                clock.spend(color, think)  # what engine.player does: the measured time (+ assumed lag)
+            else:
+                TM.charge(clock, color, think)
+        server[color].move(think + rng.uniform(0, 0.95 * CFG.lag_margin))
+        assert not server[color].flagged, (system, mode, ply, think, clock)
+        spent.append(think)
+    return server, spent
+
+
+@pytest.mark.parametrize("system,mode", CASES)
+def test_simulated_game_never_loses_on_time(system, mode):
+    tc = SYSTEMS_19[system]
+    for seed in range(3):
+        server, spent = play_game(system, tc, mode, seed=seed)
+        for color in ("black", "white"):
+            s = server[color]
+            if system in ("byoyomi", "canadian", "absolute"):
+                assert s.main_used() > 0.5 * s.tc.get("main_time", s.tc.get("total_time")), (system, mode)
+            elif system == "fischer":
+                # at least half of the time the clock ever gave (initial + increments) is used
+                assert s.spent > 0.5 * (tc["initial_time"] + 125 * tc["time_increment"]), (system, mode)
+            else:
+                assert s.spent > 0.9 * 125 * (tc["per_move"] - 2)
+        if system != "simple":
+            opening = sum(spent[1:11]) / 10
+            middle = sum(spent[30:151]) / 121
+            assert middle > opening, (system, mode, opening, middle)
+
+
+@pytest.mark.parametrize("system,mode", CASES)
+def test_simulated_game_with_extensions(system, mode):
+    # the search running to the hard limit on every third move must not lose on time either
+    play_game(system, SYSTEMS_19[system], mode, extend_every=3, seed=7)
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS_19))
+def test_simulated_game_without_time_left(system):
+    # a controller that sends the settings once and never time_left: the engine's own tracking
+    play_game(system, SYSTEMS_19[system], "plain" if system != "fischer" else "kgs", self_tracking=True, seed=3)
+
+
+@pytest.mark.parametrize("system,tc", [
+    ("byoyomi", dict(main_time=60, period_time=10, periods=3)),
+    ("canadian", dict(main_time=60, period_time=60, stones_per_period=10)),
+    ("fischer", dict(initial_time=60, time_increment=2, max_time=120)),
+    ("absolute", dict(total_time=300)),
+    ("simple", dict(per_move=5)),
+])
+@pytest.mark.parametrize("mode", ["kgs", "plain"])
+def test_simulated_blitz_9x9_long_game(system, tc, mode):
+    # a 9x9 blitz game three times longer than expected (160 plies), the search often extending
+    play_game(system, tc, mode, size=9, plies=160, seed=11, extend_every=4)
