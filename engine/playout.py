@@ -161,14 +161,14 @@ def policy_move(st, meta, c):
 
 
 @njit(cache=True)
-def playout(st, meta, max_moves, amaf):
+def playout(st, meta, max_moves, amaf, light=False):
     """Play the board (modified in place) to the end. Returns black area minus white area (no
     komi). `amaf[p]` records the colour that first played p in this playout (0 if none)."""
     passes = 0
     moves = 0
     c = meta[M_TOPLAY]
     while passes < 2 and moves < max_moves:
-        p = policy_move(st, meta, c)
+        p = random_move(st, meta, c) if light else policy_move(st, meta, c)
         if p < 0:
             play_pass(meta, c)
             passes += 1
@@ -189,7 +189,7 @@ def seed(s):
 
 
 @njit(cache=True)
-def random_playouts(st0, meta0, count, max_moves):
+def random_playouts(st0, meta0, count, max_moves, light=False):
     """Benchmark kernel: `count` playouts from a position; returns the mean score."""
     total = 0.0
     amaf = np.zeros(st0.shape[1], dtype=np.int8)
@@ -197,6 +197,6 @@ def random_playouts(st0, meta0, count, max_moves):
         st = st0.copy()
         meta = meta0.copy()
         amaf[:] = 0
-        score, _own = playout(st, meta, max_moves, amaf)
+        score, _own = playout(st, meta, max_moves, amaf, light)
         total += score
     return total / count

@@ -1,0 +1,77 @@
+"""Playout speed on one core: random light playouts, heuristic playouts and the full search
+(MCTS with tree, priors and heuristic playouts) on an empty board, against Pachi measured in the
+same run when its binary is given.
+
+    NUMBA_NUM_THREADS=1 python benchmarks/bench_playouts.py [--pachi /tmp/pachi/pachi] [--seconds 5]
+
+Pachi's figure is what it prints after `genmove` ("genmove in Xs (N games/s, ...)") with one
+thread and a fixed number of playouts. Goal (issue 2): search playouts/s >= Pachi's.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import click  # noqa: E402
+
+from engine.board import new_board  # noqa: E402
+from engine.game import Game  # noqa: E402
+from engine.playout import random_playouts, seed  # noqa: E402
+from engine.search.mcts import MctsSearch  # noqa: E402
+
+
+def playouts_per_second(n: int, seconds: float, light: bool) -> float:
+    st, meta = new_board(n)
+    seed(1)
+    random_playouts(st, meta, 5, 3 * n * n, light)  # compile / warm up
+    count, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        random_playouts(st, meta, 100, 3 * n * n, light)
+        count += 100
+    return count / (time.perf_counter() - start)
+
+
+def search_per_second(n: int, seconds: float) -> float:
+    search = MctsSearch(seed=1)
+    search.search(Game(n), 1, playouts=300)  # compile / warm up
+    search = MctsSearch(seed=2)
+    res = search.search(Game(n), 1, seconds=seconds)
+    return res.simulations / res.elapsed
+
+
+def pachi_per_second(binary: str, n: int, playouts: int) -> float | None:
+    """Pachi's own games/s for one genmove on an empty board (one thread, no pondering)."""
+    cmds = f"boardsize {n}\nclear_board\nkomi 7.5\ngenmove b\nquit\n"
+    try:
+        proc = subprocess.run([binary, "-t", f"={playouts}", "threads=1,pondering=0"],
+                              input=cmds, capture_output=True, text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"genmove in [\d.]+s \((\d+) games/s", proc.stderr)
+    return float(m.group(1)) if m else None
+
+
+@click.command()
+@click.option("--pachi", default="/tmp/pachi/pachi", show_default=True, help="Pachi binary ('' to skip)")
+@click.option("--seconds", default=5.0, show_default=True, help="seconds per measurement")
+@click.option("--sizes", default="9,19", show_default=True)
+def main(pachi: str, seconds: float, sizes: str) -> None:
+    have_pachi = bool(pachi) and os.path.exists(pachi)
+    print(f"{'size':>4} {'light/s':>10} {'heuristic/s':>12} {'search/s':>10} {'pachi/s':>9} {'ratio':>6}")
+    for n in [int(s) for s in sizes.split(",")]:
+        light = playouts_per_second(n, seconds, light=True)
+        heavy = playouts_per_second(n, seconds, light=False)
+        search = search_per_second(n, seconds)
+        ref = pachi_per_second(pachi, n, 40000 if n <= 9 else 15000) if have_pachi else None
+        ratio = f"{search / ref:6.2f}" if ref else "   n/a"
+        ref_s = f"{ref:9.0f}" if ref else "      n/a"
+        print(f"{n:>4} {light:10.0f} {heavy:12.0f} {search:10.0f} {ref_s} {ratio}", flush=True)
+    print("ratio = our full-search playouts/s / Pachi's (goal >= 1.0)")
+
+
+if __name__ == "__main__":
+    main()

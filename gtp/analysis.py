@@ -1,0 +1,153 @@
+"""Analysis output in the dialects GUIs parse (GTP-CLIENTS.md 2.1, KataGo GTP_Extensions.md).
+
+    lz:    info move D4 visits 836 winrate 4656 prior 839 lcb 4640 order 0 pv D4 Q16 D16
+    kata:  info move D4 visits 836 winrate 0.465600 scoreMean 1.2 scoreLead 1.2 prior 0.083900
+           lcb 0.464000 order 0 pv D4 Q16 D16 [... ownership f f f ...]
+    chat:  CHAT:Visits 836 Winrate 46.56% ScoreLead 1.2 ScoreStdev 0.0 PV D4 Q16 D16   (stderr)
+
+All `info` blocks of one report go on ONE line, joined by spaces; `pv` is the last key of each
+block (Sabaki takes the trailing run of vertices as the PV). Pass candidates are left out of
+`move` (Sabaki requires `[A-Za-z]\\d+`), as are 0-visit moves unless `minmoves` asks for them.
+Values are from the side to move (the colour analysed).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gtp.protocol import quote
+from gtp.server import GtpError
+from gtp.session import parse_colour
+
+PV_MAX = 20
+
+
+@dataclass
+class AnalyzeArgs:
+    colour: int | None = None       # None: the side to move
+    interval: float = 0.0           # centiseconds between lines; 0: no periodic lines
+    minmoves: int = 0
+    maxmoves: int | None = None
+    ownership: bool = False
+
+
+def _number(text: str, key: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise GtpError(f"syntax error: {key} needs a number, not {quote(text)}") from None
+    if not value >= 0 or value == float("inf"):
+        raise GtpError(f"syntax error: invalid {key} {quote(text)}")
+    return value
+
+
+def _bool(text: str, key: str) -> bool:
+    t = text.lower()
+    if t in ("true", "1", "yes"):
+        return True
+    if t in ("false", "0", "no"):
+        return False
+    raise GtpError(f"syntax error: {key} needs true or false, not {quote(text)}")
+
+
+def parse_analyze_args(args: list[str], kata: bool) -> AnalyzeArgs:
+    """`[player] [interval] [interval N] [minmoves N] [maxmoves N] [ownership true]`, as LZ and
+    KataGo accept them (`lz-analyze 50` and `lz-analyze W 50` both work)."""
+    out = AnalyzeArgs()
+    toks = list(args)
+    if toks and toks[0].lower() in ("b", "w", "black", "white"):
+        out.colour = parse_colour(toks.pop(0))
+    if toks and _is_number(toks[0]):
+        out.interval = _number(toks.pop(0), "interval")
+    while toks:
+        key = toks.pop(0).lower()
+        if key in ("avoid", "allow"):
+            if len(toks) < 3:
+                raise GtpError(f"syntax error: {key} needs PLAYER VERTICES UNTILDEPTH")
+            del toks[:3]      # accepted and ignored: the search has no move restrictions
+            continue
+        if not toks:
+            raise GtpError(f"syntax error: {quote(key)} needs a value")
+        value = toks.pop(0)
+        if key == "interval":
+            out.interval = _number(value, key)
+        elif key == "minmoves":
+            out.minmoves = int(_number(value, key))
+        elif key == "maxmoves":
+            out.maxmoves = int(_number(value, key))
+        elif key == "ownership" and kata:
+            out.ownership = _bool(value, key)
+        elif key in ("ownershipstdev", "movesownership", "movesownershipstdev", "pvvisits",
+                     "pvedgevisits", "rootinfo") and kata:
+            _bool(value, key)   # accepted, not produced
+        else:
+            raise GtpError(f"syntax error: unknown key {quote(key)}")
+    return out
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _moves_to_show(snapshot, minmoves: int, maxmoves: int | None) -> list:
+    infos = sorted(snapshot.moves, key=lambda m: m.order)
+    shown = [m for m in infos if m.move >= 0 and (m.visits > 0 or minmoves > 0)]
+    if minmoves:
+        visited = [m for m in shown if m.visits > 0]
+        shown = visited + [m for m in shown if m.visits == 0][:max(0, minmoves - len(visited))]
+    if maxmoves is not None:
+        shown = shown[:maxmoves]
+    return shown
+
+
+def _pv(info, fmt) -> str:
+    pv = list(info.pv or [])
+    if not pv or pv[0] != info.move:
+        pv.insert(0, info.move)
+    return " ".join(fmt(lc) for lc in pv[:PV_MAX])
+
+
+def _clamp(x: float) -> float:
+    return min(1.0, max(0.0, float(x)))
+
+
+def format_lz(snapshot, fmt, minmoves: int = 0, maxmoves: int | None = None) -> str:
+    blocks = []
+    for order, m in enumerate(_moves_to_show(snapshot, minmoves, maxmoves)):
+        blocks.append(
+            f"info move {fmt(m.move)} visits {int(m.visits)} winrate {round(_clamp(m.winrate) * 10000)}"
+            f" prior {round(_clamp(m.prior) * 10000)} lcb {round(_clamp(m.lcb) * 10000)}"
+            f" order {order} pv {_pv(m, fmt)}")
+    return " ".join(blocks)
+
+
+def format_kata(snapshot, fmt, minmoves: int = 0, maxmoves: int | None = None,
+                ownership: bool = False) -> str:
+    blocks = []
+    for order, m in enumerate(_moves_to_show(snapshot, minmoves, maxmoves)):
+        score = ""
+        if getattr(m, "score_lead", None) is not None:
+            score = f" scoreMean {m.score_lead:.3f} scoreLead {m.score_lead:.3f}"
+        blocks.append(
+            f"info move {fmt(m.move)} visits {int(m.visits)} winrate {_clamp(m.winrate):.6f}{score}"
+            f" prior {_clamp(m.prior):.6f} lcb {_clamp(m.lcb):.6f} order {order} pv {_pv(m, fmt)}")
+    line = " ".join(blocks)
+    own = getattr(snapshot, "ownership", None)
+    if ownership and own is not None:
+        line += (" " if line else "") + "ownership " + " ".join(f"{float(v):.4f}" for v in own)
+    return line
+
+
+def chat_line(snapshot, fmt) -> str | None:
+    """KataGo's `ogsChatToStderr` line that gtp2ogs (pv_format KATAGO) turns into an OGS variation."""
+    infos = [m for m in sorted(snapshot.moves, key=lambda m: m.order) if m.visits > 0]
+    if not infos:
+        return None
+    best = infos[0]
+    lead = getattr(best, "score_lead", None)
+    visits = getattr(snapshot, "root_visits", None) or sum(m.visits for m in infos)
+    return (f"CHAT:Visits {int(visits)} Winrate {100 * _clamp(best.winrate):.2f}%"
+            f" ScoreLead {0.0 if lead is None else lead:.1f} ScoreStdev 0.0 PV {_pv(best, fmt)}")

@@ -1,0 +1,138 @@
+"""GoGui extensions (analyze.xml, interrupt.xml): the analyze menu, its commands, parameters.
+
+    gogui-analyze_commands  the menu: `type/label/command` lines
+    gogui-interrupt         listed so that GoGui writes `# interrupt` to stop a running command
+    gogui-best_moves        gfx: the best moves labelled with their winrate, the PV as TEXT
+    gogui-visit_heatmap     pspairs: visits per candidate move
+    gogui-ownership         dboard: expected ownership, +1 black ... -1 white, top row first
+    goengine-set_param      param: `[type] key value` lines, or `goengine-set_param KEY VALUE`
+    goengine-get_param KEY  one value
+
+The search behind the three analysis commands runs for the `gogui_search_seconds` parameter, or
+until any input line (GoGui's `# interrupt`).
+"""
+from __future__ import annotations
+
+import sys
+import threading
+
+from gtp import moves
+from gtp.protocol import quote
+from gtp.server import GtpError, command
+from gtp.session import Session, parse_colour
+
+ANALYZE_COMMANDS = (
+    "gfx/Best Moves/gogui-best_moves",
+    "pspairs/Visit Heatmap/gogui-visit_heatmap",
+    "dboard/Ownership/gogui-ownership",
+    "plist/Dead Stones/final_status_list dead",
+    "string/Final Score/final_score",
+    "param/Engine Settings/goengine-set_param",
+)
+TOP_MOVES = 8
+
+
+@command("gogui-analyze_commands", needs=None)
+def gogui_analyze_commands(s: Session, args) -> str:
+    return "\n".join(ANALYZE_COMMANDS)
+
+
+@command("gogui-interrupt", needs=None)
+def gogui_interrupt(s: Session, args) -> str:
+    return ""
+
+
+def _search(s: Session, args, call, live_gfx: bool = False):
+    """Analyse for gogui_search_seconds or until interrupted; the final Snapshot."""
+    colour = parse_colour(args[0]) if args else s.game.to_play
+    done = threading.Event()
+    seconds = float(s.params["gogui_search_seconds"])
+
+    def watch() -> None:
+        call.stop.wait(seconds)
+        done.set()
+
+    threading.Thread(target=watch, name="gogui-timer", daemon=True).start()
+
+    def report(snap) -> None:
+        if live_gfx:
+            labels = _labels(s, snap)
+            if labels:
+                print(f"gogui-gfx: LABEL {labels}", file=sys.stderr, flush=True)
+
+    snap = moves.analyze(s, colour, done, report, 0.5)
+    if live_gfx:
+        print("gogui-gfx: CLEAR", file=sys.stderr, flush=True)
+    return snap
+
+
+def _top(snap) -> list:
+    return [m for m in sorted(snap.moves, key=lambda m: m.order) if m.visits > 0 and m.move >= 0]
+
+
+def _labels(s: Session, snap) -> str:
+    return " ".join(f"{s.fmt(m.move)} {100 * m.winrate:.0f}%" for m in _top(snap)[:TOP_MOVES])
+
+
+@command("gogui-best_moves", args=(0, 1), needs="player", long=True, usage="gogui-best_moves [COLOR]")
+def gogui_best_moves(s: Session, args, call) -> str:
+    snap = _search(s, args, call, live_gfx=True)
+    top = _top(snap)
+    if not top:
+        return "TEXT no move searched"
+    best = top[0]
+    pv = " ".join(s.fmt(lc) for lc in ([best.move] + [x for x in best.pv if x != best.move])[:12])
+    return "\n".join([
+        f"LABEL {_labels(s, snap)}",
+        f"MARK {s.fmt(best.move)}",
+        f"TEXT best {s.fmt(best.move)} {100 * best.winrate:.1f}% ({best.visits} visits) PV {pv}",
+    ])
+
+
+@command("gogui-visit_heatmap", args=(0, 1), needs="player", long=True,
+         usage="gogui-visit_heatmap [COLOR]")
+def gogui_visit_heatmap(s: Session, args, call) -> str:
+    snap = _search(s, args, call)
+    return " ".join(f"{s.fmt(m.move)} {m.visits}" for m in _top(snap))
+
+
+@command("gogui-ownership", args=(0, 1), needs="player", long=True, usage="gogui-ownership [COLOR]")
+def gogui_ownership(s: Session, args, call) -> str:
+    snap = _search(s, args, call)
+    own = snap.ownership_black
+    if own is None:
+        raise GtpError("this search gives no ownership")
+    rows = [" ".join(f"{float(v):.2f}" for v in row) for row in own]
+    return "\n" + "\n".join(rows)
+
+
+def _param_line(key: str, value) -> str:
+    if isinstance(value, bool):
+        return f"[bool] {key} {int(value)}"
+    return f"[string] {key} {'none' if value is None else value}"
+
+
+@command("goengine-set_param", args=(0, 2), needs=None, usage="goengine-set_param [NAME VALUE]")
+def goengine_set_param(s: Session, args) -> str:
+    if not args:
+        try:
+            s.wait_ready("player", abort=s.server.quit_pending.is_set)
+        except GtpError:
+            pass        # list what there is: the server's own parameters
+        return "\n".join(_param_line(k, v) for k, v in sorted(moves.params(s).items()))
+    if len(args) != 2:
+        raise GtpError("wrong number of arguments: usage goengine-set_param [NAME VALUE]")
+    moves.set_param(s, args[0], args[1])
+    return ""
+
+
+@command("goengine-get_param", args=1, needs=None, usage="goengine-get_param NAME")
+def goengine_get_param(s: Session, args) -> str:
+    values = moves.params(s)
+    if args[0] not in values and not s.is_ready("player"):
+        s.wait_ready("player", abort=s.server.quit_pending.is_set)
+        values = moves.params(s)
+    if args[0] not in values:
+        raise GtpError(f"unknown parameter {quote(args[0])}")
+    value = values[args[0]]
+    return str(int(value) if isinstance(value, bool) else ("none" if value is None else value))

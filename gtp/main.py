@@ -1,0 +1,149 @@
+"""`engine-gtp`: the GTP engine for Sabaki, GoGui, Lizzie, gtp2ogs, kgsGtp, gogui-twogtp.
+
+    engine-gtp                                      # heuristic MCTS, 19x19, komi 7.5
+    engine-gtp --size 9 --komi 7 --playouts 2000
+    engine-gtp --search zero --model-dir models/ --time-per-move 5 --log-file gtp.log
+
+The command line is checked before anything else; an unknown or invalid option exits with status 2
+and a message. Then the server answers at once (name, version, protocol_version, list_commands)
+while the engine loads in a background thread. Only GTP responses go to stdout: the real stdout is
+kept for them and file descriptor 1 is pointed at stderr, so that nothing else printed by any
+library can corrupt the protocol.
+"""
+from __future__ import annotations
+
+import logging
+import math
+import os
+import signal
+import sys
+
+import click
+
+from engine.rules import NAMED_RULES
+from gtp.loader import SEARCH_MODULES, check_search
+from gtp.session import EngineConfig
+
+
+def _finite(ctx, param, value):
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter("must be a finite number")
+    return value
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--size", type=click.IntRange(2, 25), default=19, show_default=True,
+              help="Initial board size (GTP boardsize changes it).")
+@click.option("--komi", type=click.FloatRange(-1000, 1000), default=7.5, show_default=True,
+              callback=_finite, help="Initial komi (GTP komi changes it).")
+@click.option("--rules", type=click.Choice(sorted(NAMED_RULES), case_sensitive=False),
+              default="chinese", show_default=True, help="Rule set (kgs-rules changes it).")
+@click.option("--search", type=click.Choice(sorted(SEARCH_MODULES), case_sensitive=False),
+              default="heuristic", show_default=True, help="Which search plays.")
+@click.option("--model-dir", type=click.Path(exists=True, file_okay=False, dir_okay=True),
+              default=None, help="Directory of the ONNX models (alphago, zero, policy).")
+@click.option("--playouts", type=click.IntRange(min=1), default=None,
+              help="Simulations per move (default: by time).")
+@click.option("--time-per-move", type=click.FloatRange(min=0, min_open=True), default=None,
+              callback=_finite, help="Seconds per move, within what the clock allows.")
+@click.option("--threads", type=click.IntRange(min=1), default=None, help="Search threads.")
+@click.option("--resign-threshold", type=click.FloatRange(0, 1, max_open=True), default=None,
+              help="Resign below this winrate; 0 never resigns.")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed.")
+@click.option("--name", default="goengine", show_default=True, help="What GTP `name` answers.")
+@click.option("--log-file", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Also write a debug log (every command and response) here.")
+@click.option("-v", "--verbose", is_flag=True, help="Log every command and response on stderr.")
+@click.option("-q", "--quiet", is_flag=True, help="Log only warnings and errors on stderr.")
+def cli(size, komi, rules, search, model_dir, playouts, time_per_move, threads, resign_threshold,
+        seed, name, log_file, verbose, quiet):
+    """Play Go over GTP on stdin/stdout."""
+    if verbose and quiet:
+        raise click.UsageError("--verbose and --quiet exclude each other")
+    if not name.strip() or any(ch in name for ch in "\r\n#"):
+        raise click.BadParameter("must be one line of text without '#'", param_hint="--name")
+    config = EngineConfig(size=size, komi=komi, rules=rules.lower(), search=search.lower(),
+                          model_dir=model_dir, playouts=playouts, time_per_move=time_per_move,
+                          threads=threads, resign_threshold=resign_threshold, seed=seed,
+                          name=name.strip())
+    problem = check_search(config)
+    if problem:
+        raise click.UsageError(problem)
+    _setup_logging(log_file, logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO)
+    serve(config)
+
+
+def _setup_logging(log_file: str | None, level: int) -> None:
+    root = logging.getLogger()
+    root.setLevel(logging.DEBUG)
+    err = logging.StreamHandler(sys.stderr)
+    err.setLevel(level)
+    err.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+    root.addHandler(err)
+    if log_file:
+        try:
+            fh = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as exc:
+            raise click.BadParameter(f"cannot open: {exc.strerror}", param_hint="--log-file")
+        fh.setLevel(logging.DEBUG)
+        fh.setFormatter(logging.Formatter("%(asctime)s %(threadName)s %(levelname)s %(message)s"))
+        root.addHandler(fh)
+
+
+def _protocol_stdout():
+    """A private handle on the real stdout; fd 1 and sys.stdout then go to stderr."""
+    sys.stdout.flush()
+    out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return out
+
+
+def serve(config: EngineConfig) -> None:
+    import gtp.commands  # noqa: F401  (registers the handlers)
+    from gtp.server import REGISTRY, Server
+    from gtp.session import Session
+
+    log = logging.getLogger("gtp")
+    out = _protocol_stdout()
+    session = Session(config)
+    server = Server(session, REGISTRY, stdin=sys.stdin.buffer, stdout=out)
+
+    def on_sigint(signum, frame):
+        if not server.interrupt():
+            _exit(130)
+
+    signal.signal(signal.SIGINT, on_sigint)
+    session.start_loading()
+    log.info("%s ready for GTP (search %s); loading the engine", config.name, config.search)
+    code = 0
+    try:
+        server.serve()
+    except BrokenPipeError:
+        code = 0        # the controller went away
+    except Exception:   # noqa: BLE001 - last resort: log, then exit instead of hanging
+        log.exception("server loop failed")
+        code = 1
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """Exit now: do not wait for the loader or a search (background threads may hold numba)."""
+    for handler in logging.getLogger().handlers:
+        try:
+            handler.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    try:
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001
+        pass
+    os._exit(code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv, prog_name="engine-gtp")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,3 @@
+from gtp.match.cli import main
+
+main()

@@ -1,0 +1,205 @@
+"""`engine-match`: play N games between two GTP engines and print the result.
+
+    engine-match --a "/usr/games/gnugo --mode gtp --level 1" \\
+                 --b "engine-gtp" --games 20 --size 9 --komi 7 --time-per-move 1 --sgf-dir out/
+"""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+import click
+
+from gtp.match.clock import TimeControl
+from gtp.match.runner import (EngineSpec, GameResult, Match, MatchConfig, MatchError,
+                              default_referee, summarize)
+
+
+def _split_command(value: str, what: str) -> list[str]:
+    try:
+        argv = shlex.split(value)
+    except ValueError as e:
+        raise click.BadParameter(f"cannot parse {value!r}: {e}", param_hint=what) from None
+    if not argv:
+        raise click.BadParameter("empty command", param_hint=what)
+    exe = argv[0]
+    if shutil.which(exe) is None:
+        if os.sep in exe and os.path.exists(exe):
+            raise click.BadParameter(f"{exe!r} is not executable", param_hint=what)
+        raise click.BadParameter(f"executable {exe!r} not found", param_hint=what)
+    return argv
+
+
+def _positive(ctx, param, value):
+    if value is not None and value <= 0:
+        raise click.BadParameter("must be > 0")
+    return value
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
+@click.option("--a", "--black-cmd", "cmd_a", required=True, metavar="CMD",
+              help="Command line of engine A (black in game 1), e.g. \"gnugo --mode gtp\".")
+@click.option("--b", "--white-cmd", "cmd_b", required=True, metavar="CMD",
+              help="Command line of engine B.")
+@click.option("--name-a", default=None, help="Display name of A (default: its GTP name+version).")
+@click.option("--name-b", default=None, help="Display name of B.")
+@click.option("--games", "-n", type=click.IntRange(min=1), default=2, help="Number of games.")
+@click.option("--size", type=click.IntRange(2, 25), default=9, help="Board size.")
+@click.option("--komi", type=float, default=7.0, help="Komi.")
+@click.option("--handicap", type=int, default=0,
+              help="Fixed handicap stones for black (0 or 2..9), placed by the GTP spec.")
+@click.option("--rules", default="chinese",
+              type=click.Choice(["chinese", "tromp-taylor", "aga", "new_zealand", "japanese",
+                                 "korean"], case_sensitive=False),
+              help="Rules the referee applies (legality, superko, counting).")
+@click.option("--time-per-move", type=float, default=None, callback=_positive, metavar="SEC",
+              help="Sends 'time_settings 0 SEC 1' and time_left before each move (advisory).")
+@click.option("--main-time", type=float, default=None, metavar="SEC",
+              help="Real clock: main time per player.")
+@click.option("--byoyomi", type=float, default=None, metavar="SEC",
+              help="Real clock: byo-yomi period (Canadian, see --byoyomi-stones).")
+@click.option("--byoyomi-stones", type=click.IntRange(min=1), default=1,
+              help="Moves per byo-yomi period.")
+@click.option("--time-forfeit/--no-time-forfeit", default=None,
+              help="Lose on time when over the clock by more than --lag. "
+                   "[default: on with a real clock, off with --time-per-move]")
+@click.option("--lag", type=click.FloatRange(min=0), default=1.0,
+              help="Seconds over the clock tolerated (pipe and start-up latency).")
+@click.option("--move-timeout", type=float, default=30.0, callback=_positive,
+              help="Hard wall-clock limit per genmove; over it the engine forfeits.")
+@click.option("--command-timeout", type=float, default=30.0, callback=_positive,
+              help="Limit for every other command.")
+@click.option("--startup-timeout", type=float, default=120.0, callback=_positive,
+              help="Limit for an engine's first answer after it starts.")
+@click.option("--max-moves", type=click.IntRange(min=1), default=None,
+              help="Stop and score a game after this many moves. [default: 3*size*size]")
+@click.option("--sgf-dir", type=click.Path(file_okay=False), default=None,
+              help="Write game-NNNN.sgf, results.jsonl, results.csv and summary.json here.")
+@click.option("--jsonl", "jsonl_path", type=click.Path(dir_okay=False), default=None,
+              help="Append one JSON line per game here. [default: SGF_DIR/results.jsonl]")
+@click.option("--csv", "csv_path", type=click.Path(dir_okay=False), default=None,
+              help="Append one CSV row per game here. [default: SGF_DIR/results.csv]")
+@click.option("--referee", default=None, metavar="CMD",
+              help="GTP engine asked for dead stones when the players disagree; 'none' to "
+                   "disable. [default: GNU Go when installed]")
+@click.option("--stderr-dir", type=click.Path(file_okay=False), default=None,
+              help="Append each engine's stderr to engine-A.stderr / engine-B.stderr here.")
+@click.option("--seed", type=int, default=None,
+              help="Seed the coin flip for who takes black in game 1 (default: A does).")
+@click.option("--overwrite", is_flag=True,
+              help="Reuse an SGF dir that holds games of an earlier match (its files are replaced).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines, only the summary.")
+def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_per_move,
+         main_time, byoyomi, byoyomi_stones, time_forfeit, lag, move_timeout, command_timeout,
+         startup_timeout, max_moves, sgf_dir, jsonl_path, csv_path, referee, stderr_dir, seed,
+         overwrite, quiet):
+    """Play a match between two GTP engines A and B, refereed by goengine's rules core."""
+    argv_a = _split_command(cmd_a, "'--a'")
+    argv_b = _split_command(cmd_b, "'--b'")
+
+    if time_per_move is not None and (main_time is not None or byoyomi is not None):
+        raise click.UsageError("--time-per-move cannot be combined with --main-time/--byoyomi")
+    tc = None
+    if time_per_move is not None:
+        tc = TimeControl.per_move(time_per_move)
+        enforce = bool(time_forfeit)
+    elif main_time is not None or byoyomi is not None:
+        if (main_time or 0) < 0 or (byoyomi or 0) < 0:
+            raise click.BadParameter("times must be >= 0", param_hint="'--main-time'/'--byoyomi'")
+        try:
+            tc = TimeControl(main_time or 0.0, byoyomi or 0.0, byoyomi_stones)
+        except ValueError as e:
+            raise click.UsageError(str(e)) from None
+        enforce = True if time_forfeit is None else time_forfeit
+    else:
+        if time_forfeit:
+            raise click.UsageError("--time-forfeit needs --time-per-move or --main-time/--byoyomi")
+        enforce = False
+    if tc is not None and move_timeout < (tc.byoyomi_time if tc.main_time == 0 else 0):
+        raise click.UsageError("--move-timeout is shorter than the time per move")
+
+    if referee is None:
+        referee_argv = default_referee()
+    elif referee.strip().lower() in ("none", ""):
+        referee_argv = None
+    else:
+        referee_argv = _split_command(referee, "'--referee'")
+
+    if sgf_dir:
+        d = Path(sgf_dir)
+        old = sorted(d.glob("game-*.sgf")) if d.is_dir() else []
+        if old and not overwrite:
+            raise click.UsageError(f"{sgf_dir} already holds {len(old)} games of an earlier "
+                                   "match; pass --overwrite or choose another --sgf-dir")
+        d.mkdir(parents=True, exist_ok=True)
+        for f in old:
+            f.unlink()
+        if jsonl_path is None:
+            jsonl_path = str(d / "results.jsonl")
+            if overwrite:
+                Path(jsonl_path).unlink(missing_ok=True)
+        if csv_path is None:
+            csv_path = str(d / "results.csv")
+            if overwrite:
+                Path(csv_path).unlink(missing_ok=True)
+
+    try:
+        cfg = MatchConfig(
+            engine_a=EngineSpec(argv_a, name_a), engine_b=EngineSpec(argv_b, name_b),
+            games=games, size=size, komi=komi, handicap=handicap, rules=rules.lower(),
+            time_control=tc, enforce_time=enforce, lag=lag, move_timeout=move_timeout,
+            command_timeout=command_timeout, startup_timeout=startup_timeout,
+            max_moves=max_moves, sgf_dir=sgf_dir, results_jsonl=jsonl_path,
+            results_csv=csv_path, referee=referee_argv, stderr_dir=stderr_dir, seed=seed)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+
+    def progress(res: GameResult, match: Match) -> None:
+        if quiet:
+            return
+        s = summarize(match.results, {k: p.name for k, p in match.players.items()})
+        how = res.end
+        if res.end == "score":
+            how = f"score, dead stones {res.scoring}"
+        elif res.end == "forfeit":
+            how = f"forfeit by {res.forfeit_by}: {res.forfeit_reason}"
+        tally = f"A {s.wins['A']} - B {s.wins['B']}" + (f" - draws {s.draws}" if s.draws else "")
+        won = f"{res.winner} wins" if res.winner else ("draw" if res.result == "0" else "no result")
+        click.echo(f"game {res.index}/{games}: {res.black} ({res.black_name}) black vs "
+                   f"{res.white} ({res.white_name}) white: {res.result}, {won} ({how}), "
+                   f"{res.moves} moves, {res.duration:.1f} s | {tally}")
+
+    def log(msg: str) -> None:
+        if not quiet:
+            click.echo(msg, err=True)
+
+    if not quiet:
+        tc_s = tc.describe() if tc else "no clock"
+        click.echo(f"engine-match: {games} games on {size}x{size}, komi {komi:g}"
+                   + (f", handicap {handicap}" if handicap else "")
+                   + f", {rules} rules, {tc_s}, move timeout {move_timeout:g} s"
+                   + f", referee: {' '.join(referee_argv) if referee_argv else 'none'}")
+    match = Match(cfg, progress=progress, log=log)
+    interrupted = False
+    try:
+        summary = match.run()
+    except MatchError as e:
+        raise click.ClickException(str(e)) from None
+    except KeyboardInterrupt:
+        interrupted = True
+        click.echo("interrupted; summary of the finished games:", err=True)
+        summary = summarize(match.results, {k: p.name for k, p in match.players.items()})
+    click.echo(summary.format())
+    if sgf_dir:
+        with open(os.path.join(sgf_dir, "summary.json"), "w", encoding="utf-8") as f:
+            json.dump(summary.as_dict(), f, indent=2)
+    if interrupted:
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+"""Driving engine.player.Player for the handlers: generate and play, analyse, dead stones.
+
+The Player reports `engine.search.result.SearchResult` (winrates from the side to move, ownership
+from BLACK's view, [N, N]); `Snapshot` turns it into what the analysis formats need
+(ownership from the side to move, N*N row-major from A19, as KataGo reports it).
+"""
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from dataclasses import dataclass, field
+
+from engine.coords import PASS, RESIGN
+from gtp import analysis
+from gtp.protocol import quote
+from gtp.server import GtpError
+from gtp.session import BLACK, COLOUR_NAMES, Session
+
+log = logging.getLogger("gtp")
+
+
+@dataclass
+class Snapshot:
+    colour: int                         # the side the values are for (to move at the root)
+    moves: list                         # MoveStat-like: move, visits, winrate, prior, lcb, order, pv
+    root_visits: int
+    ownership: list[float] | None       # N*N, +1 = owned by `colour`, row-major from A19
+    ownership_black: object = None      # float[N, N] as the search gave it
+    score_lead: float | None = None     # points `colour` leads by
+    extra: dict = field(default_factory=dict)
+
+
+def snapshot(result, colour: int) -> Snapshot:
+    sign = 1.0 if colour == BLACK else -1.0
+    own_b = getattr(result, "ownership_black", None)
+    own = None if own_b is None else [sign * float(v) for v in own_b.reshape(-1)]
+    lead_b = getattr(result, "score_lead_black", None)
+    return Snapshot(colour=colour, moves=list(result.moves), root_visits=int(result.root_visits),
+                    ownership=own, ownership_black=own_b,
+                    score_lead=None if lead_b is None else sign * lead_b)
+
+
+# ---- play -------------------------------------------------------------------------------------
+
+def play(s: Session, colour: int, lc: int) -> None:
+    from engine.game import IllegalMove
+    try:
+        s.game.play(colour, lc)
+    except IllegalMove as exc:
+        raise GtpError(f"illegal move: {exc.reason}") from None
+    s.last_snapshot = None
+
+
+def supports_size(s: Session, size: int) -> bool:
+    """False when the loaded player cannot play this size (e.g. a network trained on 19x19 only)."""
+    check = getattr(s.player, "supports_size", None) if s.player is not None else None
+    return True if check is None else bool(check(size))
+
+
+class _ReportingSearch:
+    """The player's search with analysis reports switched on, for `*-genmove_analyze`.
+
+    Player.genmove has no report argument; this proxy adds one to the search call it makes and
+    forwards everything else."""
+
+    def __init__(self, inner, report, interval: float):
+        self._inner, self._report, self._interval = inner, report, interval
+
+    def search(self, *args, **kwargs):
+        kwargs.setdefault("report", self._report)
+        kwargs.setdefault("report_interval", self._interval)
+        return self._inner.search(*args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = True,
+             cleanup: bool = False, report=None, interval_s: float = 1.0) -> int:
+    """Search, play the move for `colour` unless play_it is False, and return it (Loc, PASS or
+    RESIGN). `stop` ends the search early: the best move found so far is answered."""
+    p, g = s.player, s.game
+    search = p.search
+    if report is not None:
+        p.search = _ReportingSearch(search, lambda res: report(snapshot(res, colour)), interval_s)
+    try:
+        move = p.genmove(g, colour, s.clock, stop=stop, cleanup=cleanup)
+    finally:
+        p.search = search
+    result = p.last_result
+    s.last_snapshot = snapshot(result, colour) if result is not None else None
+    if s.last_snapshot is not None and s.params.get("chat"):
+        line = analysis.chat_line(s.last_snapshot, s.fmt)
+        if line:
+            print(line, file=sys.stderr, flush=True)
+    if play_it and move != RESIGN:
+        from engine.game import IllegalMove
+        try:
+            g.play(colour, move)
+        except IllegalMove as exc:
+            log.error("the player chose an illegal move %s (%s); passing", s.fmt(move), exc.reason)
+            move = PASS
+            g.play(colour, PASS)
+    log.info("%s %s", COLOUR_NAMES[colour], s.fmt(move))
+    return move
+
+
+def analyze(s: Session, colour: int, stop: threading.Event, report, interval_s: float) -> Snapshot:
+    result = s.player.analyze(s.game, colour, lambda res: report(snapshot(res, colour)), stop,
+                              interval_s)
+    return snapshot(result, colour)
+
+
+def final_status(s: Session) -> dict[str, list[int]]:
+    return s.player.final_status(s.game)
+
+
+def ownership_black(s: Session):
+    """float[N, N], +1 black, row 0 at the top."""
+    return s.player.ownership(s.game)
+
+
+def game_over(s: Session) -> None:
+    if s.player is not None:
+        s.player.new_game()
+
+
+def set_param(s: Session, name: str, value: str) -> None:
+    if name in s.params:
+        old = s.params[name]
+        try:
+            s.params[name] = _convert(old, value)
+        except ValueError:
+            raise GtpError(f"invalid value {quote(value)} for {name}") from None
+        return
+    s.wait_ready("player", abort=s.server.quit_pending.is_set)
+    try:
+        s.player.set_param(name, value)
+    except KeyError:
+        raise GtpError(f"unknown parameter {quote(name)}") from None
+    except (ValueError, TypeError) as exc:
+        raise GtpError(f"invalid value {quote(value)} for {name}: {exc}") from None
+
+
+def params(s: Session) -> dict:
+    out = dict(s.params)
+    if s.is_ready("player"):
+        out.update(s.player.params())
+    return out
+
+
+def _convert(old, value: str):
+    if isinstance(old, bool):
+        v = value.lower()
+        if v in ("1", "true", "yes", "on"):
+            return True
+        if v in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(value)
+    if isinstance(old, int):
+        return int(value)
+    if isinstance(old, float):
+        x = float(value)
+        if x != x or x in (float("inf"), float("-inf")):
+            raise ValueError(value)
+        return x
+    return value

@@ -1,0 +1,110 @@
+"""The contract written into every model file, and its checks.
+
+ONNX `metadata_props` (all values are strings):
+
+| key               | meaning                                                                 |
+|-------------------|-------------------------------------------------------------------------|
+| kind              | policy, value, rollout or zero                                          |
+| feature_set       | the `engine.features` set the input planes come from, e.g. alphago48    |
+| feature_version   | that set's version; the engine refuses a model built for another one    |
+| planes            | number of input planes C of input "planes" [B, C, N, N]                 |
+| board_sizes       | comma-separated sizes the model was checked on, e.g. "9,13,19"          |
+| value_perspective | always side_to_move                                                      |
+| policy_index      | row_major (policy: N*N logits) or row_major+pass (zero: N*N+1, pass last) |
+| training_data     | free text: where the training positions came from                       |
+| heldout_top1      | held-out top-1 move accuracy, or "" when not measured                   |
+| sha256            | sha256 of the trained weights (`training.nets.weights_sha256`)           |
+| net_config        | JSON of the network's config dict (`training.nets.build`)               |
+
+Inputs and outputs are named too: input `planes` float32[B, C, N, N]; outputs `policy_logits`
+(policy: [B, N*N]; zero: [B, N*N+1]) and `value` ([B], tanh, side to move).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KINDS = ("policy", "value", "rollout", "zero")
+REQUIRED_KEYS = ("kind", "feature_set", "feature_version", "planes", "board_sizes",
+                 "value_perspective", "policy_index", "sha256")
+OPTIONAL_KEYS = ("training_data", "heldout_top1", "net_config")
+KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
+
+# TODO: source these from engine.features (FeatureSet.version / .planes) once it exists, so that a
+# bump of a feature set's version there makes every older model file fail to load.
+EXPECTED = {"alphago48": 1, "alphago49": 1, "zero17": 1}
+PLANES = {"alphago48": 48, "alphago49": 49, "zero17": 17}
+
+# The feature set each kind is trained on by default (Master-style zero nets may use alphago48).
+DEFAULT_FEATURE_SET = {"policy": "alphago48", "rollout": "alphago48", "value": "alphago49",
+                       "zero": "zero17"}
+
+INPUT_NAME = "planes"
+OUTPUT_NAMES = {"policy": ("policy_logits",), "value": ("value",),
+                "zero": ("policy_logits", "value")}
+POLICY_INDEX = {"policy": "row_major", "rollout": "row_major", "value": "none",
+                "zero": "row_major+pass"}
+VALUE_PERSPECTIVE = "side_to_move"
+
+
+class ModelError(RuntimeError):
+    """A model file that cannot be used: missing, unreadable, or built for another contract."""
+
+
+@dataclass(frozen=True)
+class ModelMetadata:
+    kind: str
+    feature_set: str
+    feature_version: int
+    planes: int
+    board_sizes: tuple[int, ...]
+    value_perspective: str
+    policy_index: str
+    sha256: str
+    training_data: str = ""
+    heldout_top1: str = ""
+    net_config: str = ""
+
+    @classmethod
+    def from_props(cls, props: dict[str, str], where: str = "model") -> ModelMetadata:
+        """Parse ONNX metadata_props; ModelError naming `where` when a key is missing or malformed."""
+        missing = [k for k in REQUIRED_KEYS if k not in props]
+        if missing:
+            raise ModelError(f"{where}: metadata lacks {', '.join(missing)}; "
+                             f"was it written by training.export.export_onnx?")
+        try:
+            return cls(kind=props["kind"], feature_set=props["feature_set"],
+                       feature_version=int(props["feature_version"]),
+                       planes=int(props["planes"]),
+                       board_sizes=tuple(int(s) for s in props["board_sizes"].split(",") if s),
+                       value_perspective=props["value_perspective"],
+                       policy_index=props["policy_index"], sha256=props["sha256"],
+                       **{k: props.get(k, "") for k in OPTIONAL_KEYS})
+        except ValueError as e:
+            raise ModelError(f"{where}: malformed metadata: {e}") from None
+
+    def check(self, where: str = "model", kind: str | None = None,
+              feature_set: str | None = None) -> None:
+        """Refuse a model this engine cannot use (ModelError naming what differs and why)."""
+        if self.kind not in KINDS:
+            raise ModelError(f"{where}: unknown kind {self.kind!r}; expected one of {KINDS}")
+        if kind is not None and self.kind != kind:
+            raise ModelError(f"{where}: is a {self.kind!r} model, expected {kind!r}")
+        if self.feature_set not in EXPECTED:
+            raise ModelError(f"{where}: unknown feature set {self.feature_set!r}; "
+                             f"this engine knows {sorted(EXPECTED)}")
+        if feature_set is not None and self.feature_set != feature_set:
+            raise ModelError(f"{where}: uses feature set {self.feature_set!r}, "
+                             f"expected {feature_set!r}")
+        want = EXPECTED[self.feature_set]
+        if self.feature_version != want:
+            raise ModelError(f"{where}: built for {self.feature_set} version {self.feature_version}, "
+                             f"this engine computes version {want}; re-export or retrain it")
+        if self.planes != PLANES[self.feature_set]:
+            raise ModelError(f"{where}: says {self.planes} planes, but {self.feature_set} has "
+                             f"{PLANES[self.feature_set]}")
+        if self.value_perspective != VALUE_PERSPECTIVE:
+            raise ModelError(f"{where}: value_perspective {self.value_perspective!r}, "
+                             f"expected {VALUE_PERSPECTIVE!r}")
+        if self.kind in POLICY_INDEX and self.policy_index != POLICY_INDEX[self.kind]:
+            raise ModelError(f"{where}: policy_index {self.policy_index!r}, expected "
+                             f"{POLICY_INDEX[self.kind]!r} for a {self.kind} model")

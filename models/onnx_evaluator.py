@@ -1,0 +1,194 @@
+"""`OnnxEvaluator`: the `engine.evaluator.Evaluator` backed by one exported network.
+
+    ev = OnnxEvaluator("models/bundled/zero.onnx", symmetry="random", seed=1)
+    out = ev.evaluate(planes, legal_mask, keys=[game.hash ...])   # planes float32[B, C, N, N]
+
+Per call: look each position up in the LRU cache (when the caller gives `keys`), transform the
+others by their symmetries (`engine.symmetry`), run them through the session `max_batch` rows at a
+time, map the logits back to the original board, then a softmax at `temperature` over the legal
+moves, averaged over the symmetries used. Symmetry modes (AlphaGo Zero, Methods "Search"):
+"random" one of the 8 per evaluation, "average" all 8, "none" the identity.
+
+What each kind gives: zero -> priors and value; policy -> priors (pass gets 0 unless it is the only
+legal move) and value 0; value -> uniform priors over the legal moves and the value. `has_policy`
+and `has_value` say which is real, for searches that combine a policy and a value model.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+from engine import symmetry
+from engine.evaluator import Evaluation, uniform_priors
+from models.metadata import ModelError
+from models.session import load_session
+
+SYMMETRY_MODES = ("random", "average", "none")
+
+
+class OnnxEvaluator:
+    def __init__(self, path: str | os.PathLike, threads: int = 1, *, symmetry: str = "random",
+                 temperature: float = 1.0, max_batch: int = 64, cache_size: int = 200_000,
+                 seed: int | None = None, kind: str | None = None,
+                 feature_set: str | None = None):
+        if symmetry not in SYMMETRY_MODES:
+            raise ValueError(f"symmetry must be one of {SYMMETRY_MODES}, got {symmetry!r}")
+        if temperature <= 0:
+            raise ValueError(f"temperature must be > 0, got {temperature}")
+        self.model = load_session(path, threads, kind=kind, feature_set=feature_set)
+        self.meta = self.model.meta
+        if self.meta.kind not in ("policy", "value", "zero"):
+            raise ModelError(f"{path}: a {self.meta.kind} model is not a network evaluator")
+        self.has_policy = self.meta.kind in ("policy", "zero")
+        self.has_value = self.meta.kind in ("value", "zero")
+        self.symmetry = symmetry          # "random" | "average" | "none"
+        self.temperature = temperature    # softmax temperature on the policy logits
+        self.max_batch = max_batch        # rows per session.run
+        self.cache_size = cache_size      # positions kept in the LRU cache; 0 disables it
+        self._cache: OrderedDict[Hashable, tuple[np.ndarray, float]] = OrderedDict()
+        self._lock = threading.Lock()     # guards the cache, the rng and the counters
+        self._rng = np.random.default_rng(seed)
+        self.cache_hits = 0
+        self.cache_misses = 0
+        self.runs = 0                     # session.run calls so far
+
+    # -----------------------------------------------------------------------------------------
+
+    def evaluate(self, planes: np.ndarray, legal_mask: np.ndarray | None = None,
+                 keys: Sequence[Hashable] | None = None) -> Evaluation:
+        """planes float32[B, C, N, N]; legal_mask bool[B, N*N+1] | None; keys: B position hashes.
+
+        A key must identify everything the planes and the mask depend on (stones, history, side
+        to move, ko); positions with equal keys in one cache share one answer.
+        """
+        batch, n = self._check(planes, legal_mask, keys)
+        priors = np.empty((batch, n * n + 1), dtype=np.float32)
+        values = np.empty(batch, dtype=np.float32)
+        todo = []
+        with self._lock:
+            for i in range(batch):
+                hit = self._cache_get(keys[i]) if keys is not None else None
+                if hit is None:
+                    todo.append(i)
+                else:
+                    priors[i], values[i] = hit
+        if todo:
+            mask = None if legal_mask is None else np.asarray(legal_mask, dtype=bool)[todo]
+            p, v = self._compute(np.asarray(planes)[todo], mask, n)
+            priors[todo], values[todo] = p, v
+            if keys is not None:
+                with self._lock:
+                    for j, i in enumerate(todo):
+                        self._cache_put(keys[i], p[j].copy(), float(v[j]))
+        return Evaluation(priors=priors, value_stm=values)
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+    # -----------------------------------------------------------------------------------------
+
+    def _check(self, planes, legal_mask, keys) -> tuple[int, int]:
+        if planes.ndim != 4 or planes.shape[1] != self.meta.planes or \
+                planes.shape[2] != planes.shape[3]:
+            raise ValueError(f"planes must be [B, {self.meta.planes}, N, N], got {planes.shape}")
+        batch, n = planes.shape[0], planes.shape[3]
+        if self.model.fixed_size is not None and n != self.model.fixed_size:
+            raise ValueError(f"{self.model.path.name} runs on {self.model.fixed_size}x"
+                             f"{self.model.fixed_size} only, got {n}x{n}")
+        if legal_mask is not None and legal_mask.shape != (batch, n * n + 1):
+            raise ValueError(f"legal_mask must be [{batch}, {n * n + 1}], got {legal_mask.shape}")
+        if keys is not None and len(keys) != batch:
+            raise ValueError(f"{len(keys)} keys for {batch} positions")
+        return batch, n
+
+    def _cache_get(self, key: Hashable) -> tuple[np.ndarray, float] | None:
+        if self.cache_size <= 0:
+            return None
+        full = (key, self.symmetry, self.temperature)
+        hit = self._cache.get(full)
+        if hit is None:
+            self.cache_misses += 1
+            return None
+        self._cache.move_to_end(full)
+        self.cache_hits += 1
+        return hit
+
+    def _cache_put(self, key: Hashable, priors: np.ndarray, value: float) -> None:
+        if self.cache_size <= 0:
+            return
+        self._cache[(key, self.symmetry, self.temperature)] = (priors, value)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
+
+    def _symmetries(self, batch: int) -> np.ndarray:
+        """[B, S] symmetry indices for each position: S = 8 (average) or 1."""
+        if self.symmetry == "average":
+            return np.tile(np.arange(symmetry.N_SYMMETRIES), (batch, 1))
+        if self.symmetry == "none":
+            return np.zeros((batch, 1), dtype=np.int64)
+        with self._lock:
+            return self._rng.integers(0, symmetry.N_SYMMETRIES, size=(batch, 1))
+
+    def _compute(self, planes: np.ndarray, mask: np.ndarray | None,
+                 n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Run the net on B positions: (priors float32[B, N*N+1], value float32[B])."""
+        batch = planes.shape[0]
+        ks = self._symmetries(batch)                                   # [B, S]
+        s = ks.shape[1]
+        rows = np.stack([symmetry.apply(planes[i], k) for i in range(batch) for k in ks[i]])
+        outputs = self._run(np.ascontiguousarray(rows, dtype=np.float32))
+        values = outputs.get("value")
+        values = np.zeros(batch, np.float32) if values is None else values.reshape(batch, s).mean(1)
+        if not self.has_policy:
+            return uniform_priors(batch, n, mask), values.astype(np.float32)
+        logits = outputs["policy_logits"]                              # [B*S, N*N (+1)]
+        if logits.shape[1] == n * n:   # policy nets have no pass output: pass gets -inf
+            logits = np.concatenate([logits, np.full((len(logits), 1), -np.inf, np.float32)], 1)
+        flat_k = ks.reshape(-1)
+        for k in np.unique(flat_k):
+            sel = flat_k == k
+            logits[sel] = symmetry.invert_policy(logits[sel], int(k), n)
+        rows_mask = None if mask is None else np.repeat(mask, s, axis=0)
+        probs = masked_softmax(logits, rows_mask, self.temperature)
+        priors = probs.reshape(batch, s, -1).mean(axis=1)
+        return priors.astype(np.float32), values.astype(np.float32)
+
+    def _run(self, rows: np.ndarray) -> dict[str, np.ndarray]:
+        """session.run over `rows` in chunks of max_batch; {output name: concatenated array}."""
+        chunks: dict[str, list[np.ndarray]] = {name: [] for name in self.model.output_names}
+        for start in range(0, len(rows), self.max_batch):
+            out = self.model.session.run(None, {self.model.input_name:
+                                                rows[start:start + self.max_batch]})
+            with self._lock:
+                self.runs += 1
+            for name, arr in zip(self.model.output_names, out):
+                chunks[name].append(arr)
+        return {name: np.concatenate(parts) for name, parts in chunks.items()}
+
+
+def masked_softmax(logits: np.ndarray, mask: np.ndarray | None,
+                   temperature: float = 1.0) -> np.ndarray:
+    """Softmax of logits / temperature over the legal entries of each row [R, M].
+
+    A row with no legal finite logit (e.g. only pass legal for a net without a pass output)
+    becomes uniform over its legal entries, or all on the last entry (pass) if none is legal.
+    """
+    z = logits.astype(np.float64) / temperature
+    if mask is not None:
+        z = np.where(mask, z, -np.inf)
+    top = z.max(axis=1, keepdims=True)
+    e = np.exp(z - np.where(np.isfinite(top), top, 0.0))
+    total = e.sum(axis=1, keepdims=True)
+    dead = total[:, 0] == 0
+    if dead.any():
+        legal = np.ones_like(z[dead], dtype=bool) if mask is None else mask[dead]
+        fallback = legal.astype(np.float64)
+        fallback[fallback.sum(axis=1) == 0, -1] = 1.0
+        e[dead] = fallback
+        total[dead] = fallback.sum(axis=1, keepdims=True)
+    return e / total

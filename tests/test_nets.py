@@ -1,0 +1,101 @@
+import numpy as np
+import pytest
+
+from engine import symmetry
+from training import nets
+from training.export import run_torch
+
+CASES = [(kind, preset) for kind in nets.KINDS for preset in ("cpu", "paper")]
+
+
+def _planes(c: int, n: int, b: int = 2, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 2, (b, c, n, n)).astype(np.float32)
+
+
+@pytest.mark.parametrize("kind,preset", CASES)
+def test_presets_forward_on_9_and_19(kind, preset):
+    net = nets.build(kind, preset)
+    sizes = [19] if net.fixed_board_size else [9, 19]
+    for n in sizes:
+        out = run_torch(net, _planes(net.config["planes"], n))
+        if kind == "policy":
+            (logits,) = out
+            assert logits.shape == (2, n * n)
+        elif kind == "value":
+            (value,) = out
+            assert value.shape == (2,) and np.all(np.abs(value) <= 1)
+        else:
+            logits, value = out
+            assert logits.shape == (2, n * n + 1)
+            assert value.shape == (2,) and np.all(np.abs(value) <= 1)
+        assert all(np.isfinite(o).all() for o in out)
+
+
+def _convs(net):   # by class name: torch itself is imported only under training/
+    return [m for m in net.modules() if type(m).__name__ == "Conv2d"]
+
+
+def test_paper_architectures_have_the_published_layers():
+    policy = nets.build("policy", "paper")
+    convs = _convs(policy)
+    assert len(convs) == 13                                     # 12 of 192 filters, then 1x1
+    assert convs[0].kernel_size == (5, 5) and convs[0].in_channels == 48
+    assert all(c.kernel_size == (3, 3) and c.out_channels == 192 for c in convs[1:12])
+    assert convs[12].kernel_size == (1, 1) and convs[12].out_channels == 1
+
+    value = nets.build("value", "paper")
+    convs = _convs(value)
+    assert len(convs) == 13 and convs[0].in_channels == 49      # layers 1..13, then FC 256, tanh
+    assert value.fc[0].in_features == 361 and value.fc[0].out_features == 256
+
+    zero = nets.build("zero", "paper")
+    assert len(zero.tower) == 19 and zero.stem[0][0].out_channels == 256
+    assert zero.stem[0][0].in_channels == 17
+
+
+def test_fixed_size_heads_refuse_other_sizes():
+    value = nets.build("value", "cpu", head="fc", board_size=9)
+    assert run_torch(value, _planes(49, 9))[0].shape == (2,)
+    with pytest.raises(ValueError, match="fixed to 9x9"):
+        run_torch(value, _planes(49, 19))
+    zero = nets.build("zero", "cpu", policy_head="fc", value_head="fc", value_channels=1,
+                      board_size=9)
+    logits, value = run_torch(zero, _planes(17, 9))
+    assert logits.shape == (2, 82) and value.shape == (2,)
+    with pytest.raises(ValueError):
+        run_torch(zero, _planes(17, 13))
+
+
+@pytest.mark.parametrize("n", [9, 13, 19])
+def test_position_bias_is_symmetric(n):
+    bias = nets.PositionBias()
+    bias.table.data.normal_()
+    b = bias.map(n, n).detach().numpy()
+    assert len(np.unique(b)) == ((n + 1) // 2) * ((n + 1) // 2 + 1) // 2   # one value per orbit
+    for k in range(8):
+        np.testing.assert_array_equal(symmetry.apply(b, k), b)
+    # points near the edge agree across sizes: distance to the edge is what matters
+    b19 = bias.map(19, 19).detach().numpy()
+    np.testing.assert_array_equal(b[:3, :3], b19[:3, :3])
+
+
+def test_config_and_checkpoint_round_trip(tmp_path):
+    net = nets.build("zero", "cpu", blocks=1, filters=8)
+    assert net.config["kind"] == "zero" and net.config["blocks"] == 1
+    path = tmp_path / "zero.pt"
+    nets.save_checkpoint(net, path, step=12)
+    loaded, ckpt = nets.load_checkpoint(path)
+    assert ckpt["step"] == 12 and loaded.config == net.config
+    assert nets.weights_sha256(loaded) == nets.weights_sha256(net)
+    x = _planes(17, 9)
+    for a, b in zip(run_torch(net, x), run_torch(loaded, x)):
+        np.testing.assert_array_equal(a, b)
+    assert nets.weights_sha256(nets.build("zero", "cpu", blocks=1, filters=8)) != \
+        nets.weights_sha256(net)
+
+
+def test_build_rejects_unknown_names():
+    with pytest.raises(ValueError, match="unknown kind"):
+        nets.build("rollout", "cpu")
+    with pytest.raises(ValueError, match="unknown preset"):
+        nets.build("policy", "huge")

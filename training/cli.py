@@ -1,0 +1,40 @@
+"""`engine-train`: one subcommand per training stage.
+
+    engine-train sl --sgf kgs/ --out runs/sl            # SL policy on KGS archives
+    engine-train value --sgf kgs/ --out runs/value      # value net on game outcomes
+    engine-train rollout --sgf kgs/ --out rollout.npz   # fast rollout policy
+    engine-train eval --model runs/sl/policy.onnx --sgf heldout/
+    engine-train export --checkpoint runs/sl/checkpoint.pt --out policy.onnx
+"""
+from __future__ import annotations
+
+import click
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def cli():
+    """Train goengine's networks (needs the `train` extra: torch)."""
+
+
+def _register():
+    from training.evaluate import eval_command
+    from training.export_cli import export_command
+    from training.sl import sl_command, value_command
+    cli.add_command(sl_command)
+    cli.add_command(value_command)
+    cli.add_command(eval_command)
+    cli.add_command(export_command)
+    try:
+        from training.rollout import rollout_command
+        cli.add_command(rollout_command)
+    except ImportError:
+        pass
+
+
+def main(argv=None):
+    _register()
+    cli.main(args=argv, prog_name="engine-train")
+
+
+if __name__ == "__main__":
+    main()

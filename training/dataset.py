@@ -1,0 +1,208 @@
+"""Datasets of positions from SGF archives, stored bit-packed.
+
+`build_shards` replays games (engine.replay) and writes, per position, the feature planes of
+`engine.features` packed to bits, the move played (Pos, row-major) and the game's outcome from the
+side to move. A game goes to the held-out set or the training set by the hash of its move sequence
+(`GameRecord.heldout`), so the split never changes between runs. Passes are not targets.
+
+Shard layout (`<dir>/<split>-NNNNN.npz`, written atomically):
+| array   | dtype | shape                      | meaning                                   |
+|---------|-------|----------------------------|-------------------------------------------|
+| x       | uint8 | [n, ceil(C * N * N / 8)]   | np.packbits of the [C, N, N] planes       |
+| move    | int16 | [n]                        | Pos of the move played                    |
+| z       | int8  | [n]                        | +1 if the side to move won, -1 lost, 0 ?  |
+| size    | int8  | [n]                        | board size N                              |
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.coords import PASS, loc_to_pos
+from engine.features import FEATURE_SETS, extract_into
+from engine.replay import ReplayError, positions
+from engine.rules import Rules
+from engine.symmetry import N_SYMMETRIES, apply as apply_symmetry
+from sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
+
+# Human games are replayed without superko: they were legal under the rules they were played by.
+REPLAY_RULES = Rules(superko="none")
+
+
+@dataclass
+class BuildStats:
+    read: ReadStats = field(default_factory=ReadStats)
+    filtered: FilterStats = field(default_factory=FilterStats)
+    replay_errors: dict = field(default_factory=dict)
+    games: dict = field(default_factory=lambda: {"train": 0, "heldout": 0})
+    positions: dict = field(default_factory=lambda: {"train": 0, "heldout": 0})
+
+    def as_dict(self) -> dict:
+        return {"read": self.read.as_dict() if hasattr(self.read, "as_dict") else str(self.read),
+                "filtered": self.filtered.as_dict(), "replay_errors": self.replay_errors,
+                "games": self.games, "positions": self.positions}
+
+    def summary(self) -> str:
+        skipped = sum(self.replay_errors.values())
+        return (f"games read {self.filtered.seen}, kept {self.filtered.kept} "
+                f"({dict(self.filtered.rejected)}), unreadable "
+                f"{getattr(self.read, 'skipped', '?')}, illegal {skipped} {self.replay_errors}; "
+                f"train {self.games['train']} games / {self.positions['train']} positions, "
+                f"held-out {self.games['heldout']} games / {self.positions['heldout']} positions")
+
+
+def outcome(record, color: int) -> int:
+    """+1 if `color` won the game, -1 if it lost, 0 when unknown or a draw."""
+    if record.winner is None:
+        return 0
+    won = (record.winner == "b") == (color == 1)
+    return 1 if won else -1
+
+
+class _ShardWriter:
+    def __init__(self, out_dir: Path, split: str, shard_size: int, packed_len: int):
+        self.out_dir, self.split, self.shard_size = out_dir, split, shard_size
+        self.x = np.zeros((shard_size, packed_len), dtype=np.uint8)
+        self.move = np.zeros(shard_size, dtype=np.int16)
+        self.z = np.zeros(shard_size, dtype=np.int8)
+        self.size = np.zeros(shard_size, dtype=np.int8)
+        self.n = 0
+        self.index = len(list(out_dir.glob(f"{split}-*.npz")))
+
+    def add(self, packed, move, z, size):
+        self.x[self.n] = packed
+        self.move[self.n] = move
+        self.z[self.n] = z
+        self.size[self.n] = size
+        self.n += 1
+        if self.n == self.shard_size:
+            self.flush()
+
+    def flush(self):
+        if self.n == 0:
+            return
+        path = self.out_dir / f"{self.split}-{self.index:05d}.npz"
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, x=self.x[:self.n], move=self.move[:self.n], z=self.z[:self.n],
+                 size=self.size[:self.n])
+        os.replace(tmp, path)
+        self.index += 1
+        self.n = 0
+
+
+def build_shards(sources, out_dir, feature_set: str = "alphago48", filters: FilterConfig | None = None,
+                 heldout_fraction: float = 0.02, positions_per_game: int | None = None,
+                 max_games: int | None = None, shard_size: int = 20000, seed: int = 0,
+                 progress=None) -> BuildStats:
+    """Replay every kept game of `sources` and write bit-packed shards to `out_dir`.
+
+    positions_per_game: None keeps every move; k samples k positions per game (the value net's
+    guard against overfitting neighbouring positions of one game, ALGORITHMS.md 4.3).
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    fs = FEATURE_SETS[feature_set]
+    rng = random.Random(seed)
+    stats = BuildStats()
+    filters = filters or FilterConfig.kgs()
+    writers: dict = {}
+    planes = None
+    done_games = 0
+    for src in ([sources] if isinstance(sources, (str, os.PathLike)) else sources):
+        records = apply_filters(iter_games(src, stats.read), filters, stats.filtered)
+        for record in records:
+            if max_games is not None and done_games >= max_games:
+                break
+            split = "heldout" if record.heldout(heldout_fraction) else "train"
+            n = record.size
+            if planes is None or planes.shape[1] != n:
+                planes = np.zeros((fs.num_planes, n, n), dtype=np.uint8)
+            packed_len = (fs.num_planes * n * n + 7) // 8
+            key = (split, n)
+            if key not in writers:
+                writers[key] = _ShardWriter(out, f"{split}-{n}", shard_size, packed_len)
+            wanted = None
+            if positions_per_game is not None:
+                idx = [i for i, (_c, p) in enumerate(record.moves) if p is not None]
+                wanted = set(rng.sample(idx, min(positions_per_game, len(idx))))
+            rows = []
+            try:
+                for i, (game, color, lc) in enumerate(positions(record, REPLAY_RULES)):
+                    if lc == PASS or (wanted is not None and i not in wanted):
+                        continue
+                    extract_into(game, feature_set, planes)
+                    rows.append((np.packbits(planes.reshape(-1)), loc_to_pos(lc, n),
+                                 outcome(record, color)))
+            except ReplayError as e:
+                stats.replay_errors[e.reason] = stats.replay_errors.get(e.reason, 0) + 1
+                continue
+            for packed, pos, z in rows:
+                writers[key].add(packed, pos, z, n)
+            stats.games[split] += 1
+            stats.positions[split] += len(rows)
+            done_games += 1
+            if progress is not None:
+                progress(done_games, stats)
+    for w in writers.values():
+        w.flush()
+    meta = {"feature_set": feature_set, "feature_version": fs.version, "planes": fs.num_planes,
+            "heldout_fraction": heldout_fraction, "positions_per_game": positions_per_game,
+            "sources": [str(s) for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)],
+            "filters": asdict(filters), "stats": stats.as_dict()}
+    (out / "dataset.json").write_text(json.dumps(meta, indent=2, default=str))
+    return stats
+
+
+class PackedPositions:
+    """All shards of one split and size loaded in memory, served as minibatches of float planes
+    with a random one of the 8 symmetries per sample."""
+
+    def __init__(self, data_dir, split: str, size: int = 19, planes: int = 48, limit: int | None = None):
+        files = sorted(Path(data_dir).glob(f"{split}-{size}-*.npz"))
+        if not files:
+            raise FileNotFoundError(f"no {split} shards for size {size} in {data_dir}")
+        xs, moves, zs = [], [], []
+        total = 0
+        for f in files:
+            with np.load(f) as d:
+                xs.append(d["x"])
+                moves.append(d["move"])
+                zs.append(d["z"])
+            total += len(moves[-1])
+            if limit is not None and total >= limit:
+                break
+        self.x = np.concatenate(xs)[:limit]
+        self.move = np.concatenate(moves)[:limit].astype(np.int64)
+        self.z = np.concatenate(zs)[:limit].astype(np.float32)
+        self.size = size
+        self.planes = planes
+        # symmetry tables: Pos -> Pos under each symmetry
+        grid = np.arange(size * size).reshape(size, size)
+        self._pos_map = np.stack([apply_symmetry(grid[None], k)[0].reshape(-1).argsort()
+                                  for k in range(N_SYMMETRIES)])
+
+    def __len__(self) -> int:
+        return len(self.move)
+
+    def batch(self, idx: np.ndarray, rng: np.random.Generator | None = None, symmetry: int | None = None):
+        """(planes float32[B, C, N, N], move int64[B], z float32[B]) for rows `idx`."""
+        n, c = self.size, self.planes
+        bits = np.unpackbits(self.x[idx], axis=1, count=c * n * n)
+        planes = bits.reshape(len(idx), c, n, n).astype(np.float32)
+        move = self.move[idx].copy()
+        if symmetry is None and rng is not None:
+            ks = rng.integers(0, N_SYMMETRIES, size=len(idx))
+        else:
+            ks = np.full(len(idx), symmetry or 0)
+        for k in np.unique(ks):
+            if k == 0:
+                continue
+            sel = ks == k
+            planes[sel] = apply_symmetry(planes[sel], int(k))
+            move[sel] = self._pos_map[k][move[sel]]
+        return planes, move, self.z[idx].copy()

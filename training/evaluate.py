@@ -1,0 +1,130 @@
+"""`engine-train eval`: move-prediction accuracy of a policy (or MSE of a value net) on any SGF
+collection, from an exported ONNX file or a training checkpoint.
+
+    engine-train eval --model models/bundled/policy.onnx --sgf ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2
+
+The last line is `top1 <fraction> top5 <fraction> positions <n>` (policy) or
+`mse <value> positions <n>` (value).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import numpy as np
+
+from engine.coords import PASS, loc_to_pos
+from engine.features import FEATURE_SETS, extract
+from engine.replay import ReplayError, positions
+from sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
+from training.dataset import REPLAY_RULES, outcome
+
+
+class _Model:
+    """Runs planes [B, C, N, N] through an ONNX file or a torch checkpoint."""
+
+    def __init__(self, path: Path, threads: int):
+        if path.suffix == ".onnx":
+            from models.session import load_session
+            self.session = load_session(path, threads)
+            self.kind = self.session.meta.kind
+            self.feature_set = self.session.meta.feature_set
+            self.run = lambda x: self.session.session.run(None, {self.session.input_name: x})[0]
+        else:
+            import torch
+            from training import nets
+            torch.set_num_threads(threads)
+            net, _ = nets.load_checkpoint(path)
+            net.eval()
+            self.kind = net.config["kind"]
+            self.feature_set = {"policy": "alphago48", "value": "alphago49", "zero": "zero17"}[self.kind]
+
+            def run(x):
+                with torch.no_grad():
+                    out = net(torch.from_numpy(x))
+                return (out[0] if isinstance(out, tuple) else out).numpy()
+            self.run = run
+
+
+def evaluate_collection(model_path, sgf_paths, max_positions=20000, every=1, threads=2,
+                        filters: FilterConfig | None = None, batch=128):
+    model = _Model(Path(model_path), threads)
+    fs = FEATURE_SETS[model.feature_set]
+    read, filt = ReadStats(), FilterStats()
+    filters = filters or FilterConfig(sizes=None, require_result=model.kind == "value")
+    xs, targets = [], []
+    top1 = top5 = 0
+    sq = 0.0
+    count = 0
+    skipped = 0
+
+    def flush():
+        nonlocal top1, top5, sq, count
+        if not xs:
+            return
+        out = model.run(np.stack(xs).astype(np.float32))
+        if model.kind in ("policy", "zero"):
+            for o, t in zip(out, targets):
+                order = np.argsort(-o[: o.shape[0] - (1 if model.kind == "zero" else 0)])[:5]
+                top1 += int(order[0] == t)
+                top5 += int(t in order)
+        else:
+            sq += float(np.sum((out.reshape(-1) - np.array(targets)) ** 2))
+        count += len(xs)
+        xs.clear()
+        targets.clear()
+
+    for src in sgf_paths:
+        for record in apply_filters(iter_games(src, read), filters, filt):
+            try:
+                for i, (game, color, lc) in enumerate(positions(record, REPLAY_RULES)):
+                    if lc == PASS or i % every:
+                        continue
+                    if model.kind == "value" and record.winner is None:
+                        continue
+                    xs.append(extract(game, fs.name))
+                    targets.append(loc_to_pos(lc, game.size) if model.kind != "value"
+                                   else outcome(record, color))
+                    if len(xs) >= batch:
+                        flush()
+                    if count + len(xs) >= max_positions:
+                        break
+            except ReplayError:
+                skipped += 1
+            if count + len(xs) >= max_positions:
+                break
+        if count + len(xs) >= max_positions:
+            break
+    flush()
+    if model.kind == "value":
+        return {"mse": sq / max(count, 1), "positions": count, "skipped_games": skipped}
+    return {"top1": top1 / max(count, 1), "top5": top5 / max(count, 1), "positions": count,
+            "skipped_games": skipped}
+
+
+@click.command("eval")
+@click.option("--model", "model_path", required=True, type=click.Path(dir_okay=False),
+              help="ONNX file or training checkpoint (.pt)")
+@click.option("--sgf", multiple=True, required=True, help="SGF file, directory or archive (repeatable)")
+@click.option("--max-positions", default=20000, show_default=True, type=click.IntRange(1))
+@click.option("--every", default=1, show_default=True, type=click.IntRange(1),
+              help="use every k-th move of each game")
+@click.option("--threads", default=2, show_default=True, type=click.IntRange(1))
+def eval_command(model_path, sgf, max_positions, every, threads):
+    """Held-out accuracy of a policy (top-1/top-5) or MSE of a value net."""
+    if not Path(model_path).is_file():
+        raise click.BadParameter(f"{model_path}: no such file", param_hint="--model")
+    for s in sgf:
+        if not Path(s).exists():
+            raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
+    try:
+        r = evaluate_collection(model_path, sgf, max_positions, every, threads)
+    except Exception as e:  # a bad model file: say so plainly
+        from models.metadata import ModelError
+        if isinstance(e, ModelError):
+            raise click.ClickException(str(e))
+        raise
+    if "mse" in r:
+        click.echo(f"mse {r['mse']:.4f} positions {r['positions']}")
+    else:
+        click.echo(f"top1 {r['top1']:.4f} top5 {r['top5']:.4f} positions {r['positions']}")

@@ -1,0 +1,143 @@
+"""Export a trained net to the ONNX file the engine plays with, and prove the file computes the same.
+
+    from training.nets import build
+    from training.export import export_onnx
+    export_onnx(build("policy", "cpu"), "policy", "models/bundled/policy_cpu.onnx",
+                {"training_data": "KGS 2004-2019 6d+", "heldout_top1": "0.512"})
+
+The file has input `planes` float32[B, C, N, N] with dynamic B, and dynamic N as well when the net is
+fully convolutional (one file runs on 9, 13 and 19); outputs are named as in `models.metadata`. The
+contract goes into `metadata_props` (see `models.metadata` for the keys). Before the file appears at
+`path`, onnxruntime must reproduce torch's outputs within `atol` on random inputs of sizes 9 and 19
+(only `board_size` for a fixed-size net); otherwise `ExportError` and nothing is written.
+
+Export uses the TorchScript-based exporter (`dynamo=False`): it handles the dynamic H/W of
+`PositionBias` and needs no onnxscript, which is not installed here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+from torch import nn
+
+from models.metadata import (DEFAULT_FEATURE_SET, EXPECTED, INPUT_NAME, OUTPUT_NAMES, PLANES,
+                             POLICY_INDEX, VALUE_PERSPECTIVE, ModelMetadata)
+from training.nets import weights_sha256
+
+OPSET = 17
+PARITY_SIZES = (9, 19)
+DYNAMIC_BOARD_SIZES = "9,13,19"
+# What the caller may set; everything else is derived from the net.
+CALLER_KEYS = ("feature_set", "feature_version", "board_sizes", "training_data", "heldout_top1")
+
+
+class ExportError(RuntimeError):
+    """The exported file does not reproduce the torch net (or could not be written)."""
+
+
+def export_onnx(model: nn.Module, kind: str, path: str | os.PathLike, metadata: dict,
+                board_size: int = 19, atol: float = 1e-4) -> dict[str, str]:
+    """Write `model` as ONNX to `path` (atomically), checked for parity; returns the metadata_props."""
+    if kind not in OUTPUT_NAMES:
+        raise ValueError(f"cannot export kind {kind!r}; expected one of {sorted(OUTPUT_NAMES)}")
+    unknown = set(metadata) - set(CALLER_KEYS)
+    if unknown:
+        raise ValueError(f"metadata keys {sorted(unknown)} are derived from the net or unknown; "
+                         f"the caller may set {CALLER_KEYS}")
+    path = Path(path)
+    fixed = getattr(model, "fixed_board_size", None)
+    size = fixed or board_size
+    props = _props(model, kind, metadata, fixed)
+    was_training = model.training
+    model.eval()
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    os.close(fd)
+    try:
+        _torch_export(model, kind, tmp, int(props["planes"]), size, dynamic_hw=fixed is None)
+        proto = onnx.load(tmp)
+        onnx.helper.set_model_props(proto, props)
+        onnx.checker.check_model(proto)
+        onnx.save(proto, tmp)
+        _check_parity(model, tmp, int(props["planes"]), (size,) if fixed else PARITY_SIZES, atol)
+        os.replace(tmp, path)
+    finally:
+        model.train(was_training)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return props
+
+
+def _props(model: nn.Module, kind: str, metadata: dict, fixed: int | None) -> dict[str, str]:
+    config = getattr(model, "config", {})
+    feature_set = metadata.get("feature_set", DEFAULT_FEATURE_SET[kind])
+    planes = config.get("planes") or PLANES[feature_set]
+    props = {
+        "kind": kind,
+        "feature_set": feature_set,
+        "feature_version": str(metadata.get("feature_version", EXPECTED.get(feature_set, 1))),
+        "planes": str(planes),
+        "board_sizes": str(metadata.get("board_sizes", fixed or DYNAMIC_BOARD_SIZES)),
+        "value_perspective": VALUE_PERSPECTIVE,
+        "policy_index": POLICY_INDEX[kind],
+        "training_data": str(metadata.get("training_data", "")),
+        "heldout_top1": str(metadata.get("heldout_top1", "")),
+        "sha256": weights_sha256(model),
+        "net_config": json.dumps(config, sort_keys=True),
+    }
+    ModelMetadata.from_props(props, "export")   # the file must parse back
+    return props
+
+
+def _torch_export(model: nn.Module, kind: str, path: str, planes: int, size: int,
+                  dynamic_hw: bool) -> None:
+    outputs = OUTPUT_NAMES[kind]
+    axes = {INPUT_NAME: {0: "batch", 2: "height", 3: "width"} if dynamic_hw else {0: "batch"}}
+    for name in outputs:
+        axes[name] = {0: "batch", 1: "moves"} if name == "policy_logits" and dynamic_hw \
+            else {0: "batch"}
+    dummy = torch.zeros(2, planes, size, size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the legacy exporter's deprecation and tracer warnings
+        torch.onnx.export(model, (dummy,), path, dynamo=False, opset_version=OPSET,
+                          input_names=[INPUT_NAME], output_names=list(outputs),
+                          dynamic_axes=axes, do_constant_folding=True)
+
+
+def run_torch(model: nn.Module, planes: np.ndarray) -> list[np.ndarray]:
+    """The torch net's outputs (eval mode) on float32[B, C, N, N] planes, as numpy, in the ONNX
+    output order."""
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad():
+            out = model(torch.from_numpy(np.ascontiguousarray(planes, dtype=np.float32)))
+    finally:
+        model.train(was_training)
+    return [t.numpy() for t in (out if isinstance(out, tuple) else (out,))]
+
+
+def _check_parity(model: nn.Module, path: str, planes: int, sizes: tuple[int, ...],
+                  atol: float) -> None:
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        x = rng.integers(0, 2, (3, planes, n, n)).astype(np.float32)
+        got = session.run(None, {INPUT_NAME: x})
+        for name, w, g in zip(session.get_outputs(), run_torch(model, x), got):
+            if w.shape != g.shape:
+                raise ExportError(f"{name.name} on {n}x{n}: onnxruntime shape {g.shape}, "
+                                  f"torch {w.shape}")
+            err = float(np.max(np.abs(w - g)))
+            if not err <= atol:
+                raise ExportError(f"{name.name} on {n}x{n}: onnxruntime differs from torch by "
+                                  f"{err:.3g} > {atol}")

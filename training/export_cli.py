@@ -1,0 +1,37 @@
+"""`engine-train export`: a training checkpoint to ONNX with metadata, checked against torch."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command("export")
+@click.option("--checkpoint", required=True, type=click.Path(dir_okay=False, exists=True))
+@click.option("--out", required=True, type=click.Path(dir_okay=False))
+@click.option("--heldout-top1", default=None, type=float, help="recorded in the metadata")
+@click.option("--training-data", default="", help="free text / JSON summary recorded in the metadata")
+def export_command(checkpoint, out, heldout_top1, training_data):
+    """Export CHECKPOINT as ONNX (dynamic batch and board size) and verify it within 1e-4."""
+    from engine.features import FEATURE_SETS
+    from training import nets
+    from training.export import ExportError, export_onnx
+    try:
+        net, ckpt = nets.load_checkpoint(checkpoint)
+    except Exception as e:
+        raise click.ClickException(f"{checkpoint}: not a goengine checkpoint ({e})")
+    kind = net.config["kind"]
+    fs = {"policy": "alphago48", "value": "alphago49", "zero": "zero17"}[kind]
+    md = {"feature_set": fs, "feature_version": FEATURE_SETS[fs].version, "board_sizes": "9,13,19"}
+    if training_data:
+        md["training_data"] = training_data
+    elif "best" in ckpt:
+        md["training_data"] = json.dumps({"checkpoint": Path(checkpoint).name, "best": ckpt["best"]})
+    if heldout_top1 is not None:
+        md["heldout_top1"] = f"{heldout_top1:.4f}"
+    try:
+        export_onnx(net, kind, out, md)
+    except ExportError as e:
+        raise click.ClickException(str(e))
+    click.echo(f"wrote {out}")

@@ -1,0 +1,224 @@
+"""The supervised training loop shared by the SL policy and the value network.
+
+Named steps: `make_optimizer`, `train_step`, `evaluate`, `save`, `log`. Everything a run needs to
+resume (weights, optimizer, step, random state, curve so far) is in one checkpoint written
+atomically every `checkpoint_every` steps; `--resume` continues where it stopped.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+from tqdm import tqdm
+
+from training import nets
+from training.dataset import PackedPositions
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    kind: str = "policy"            # policy (cross-entropy on the human move) or value (MSE on z)
+    preset: str = "cpu"             # training.nets.PRESETS
+    steps: int = 100_000            # minibatches
+    batch_size: int = 64            # AlphaGo: 16 (policy), 32 (value)
+    optimizer: str = "adam"         # "sgd": the paper's plain SGD; "adam": a modern default
+    lr: float = 1e-3                # AlphaGo SL: 0.003 with SGD
+    lr_halve_every: int = 0         # steps; AlphaGo halved every 80 million; 0 = constant / cosine
+    cosine: bool = True             # cosine decay to lr/20 over `steps` (adam)
+    weight_decay: float = 1e-4
+    eval_every: int = 1000          # steps between held-out evaluations
+    eval_positions: int = 20_000    # held-out positions per evaluation
+    checkpoint_every: int = 500     # steps
+    threads: int = 2                # torch intra-op threads
+    seed: int = 1
+    train_limit: int | None = None  # load at most this many training positions
+
+
+def make_optimizer(net, cfg: TrainConfig):
+    if cfg.optimizer == "sgd":
+        return torch.optim.SGD(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    if cfg.optimizer == "adam":
+        return torch.optim.AdamW(net.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    raise ValueError(f"unknown optimizer {cfg.optimizer!r}")
+
+
+def learning_rate(cfg: TrainConfig, step: int) -> float:
+    if cfg.lr_halve_every > 0:
+        return cfg.lr * 0.5 ** (step // cfg.lr_halve_every)
+    if cfg.cosine and cfg.optimizer == "adam":
+        frac = min(step / max(cfg.steps, 1), 1.0)
+        return cfg.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * frac)))
+    return cfg.lr
+
+
+def _loss(net, kind, planes, move, z):
+    out = net(planes)
+    if kind == "policy":
+        loss = F.cross_entropy(out, move)
+        top1 = (out.argmax(dim=1) == move).float().mean()
+        return loss, top1, out
+    loss = F.mse_loss(out, z)
+    return loss, torch.zeros(()), out
+
+
+def train_step(net, opt, kind, batch) -> tuple[float, float]:
+    planes, move, z = (torch.from_numpy(a) for a in batch)
+    net.train()
+    loss, top1, _ = _loss(net, kind, planes, move, z)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    opt.step()
+    return float(loss), float(top1)
+
+
+@torch.no_grad()
+def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int = 256) -> dict:
+    """Held-out loss, top-1 and top-5 (policy) or MSE (value), on a fixed prefix, identity symmetry."""
+    net.eval()
+    n = min(positions, len(data))
+    loss_sum = top1 = top5 = 0.0
+    for start in range(0, n, batch_size):
+        idx = np.arange(start, min(start + batch_size, n))
+        planes, move, z = (torch.from_numpy(a) for a in data.batch(idx, symmetry=0))
+        out = net(planes)
+        if kind == "policy":
+            loss_sum += float(F.cross_entropy(out, move, reduction="sum"))
+            top = out.topk(5, dim=1).indices
+            top1 += float((top[:, 0] == move).sum())
+            top5 += float((top == move[:, None]).any(dim=1).sum())
+        else:
+            loss_sum += float(F.mse_loss(out, z, reduction="sum"))
+    if kind == "policy":
+        return {"loss": loss_sum / n, "top1": top1 / n, "top5": top5 / n, "positions": n}
+    return {"mse": loss_sum / n, "positions": n}
+
+
+CURVE_FIELDS = ["step", "positions", "train_loss", "train_top1", "heldout_loss", "heldout_top1",
+                "heldout_top5", "heldout_mse", "lr", "elapsed_s"]
+
+
+def _append_curve(path: Path, row: dict) -> None:
+    new = not path.exists()
+    with path.open("a", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
+        if new:
+            w.writeheader()
+        w.writerow({k: row.get(k, "") for k in CURVE_FIELDS})
+
+
+def plot_curve(csv_path: Path, png_path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = list(csv.DictReader(csv_path.open()))
+    if not rows:
+        return
+    x = [int(r["step"]) for r in rows]
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    for key, axis in (("train_loss", 0), ("heldout_loss", 0), ("heldout_mse", 0),
+                      ("train_top1", 1), ("heldout_top1", 1), ("heldout_top5", 1)):
+        pts = [(xi, float(r[key])) for xi, r in zip(x, rows) if r.get(key)]
+        if pts:
+            ax[axis].plot(*zip(*pts), label=key)
+    ax[0].set_xlabel("step")
+    ax[0].set_title("loss")
+    ax[1].set_xlabel("step")
+    ax[1].set_title("accuracy")
+    for a in ax:
+        a.legend()
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    tmp = png_path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=80)
+    plt.close(fig)
+    os.replace(tmp, png_path)
+
+
+def save(net, opt, run_dir: Path, step: int, positions: int, rng, best: dict, cfg: TrainConfig):
+    nets.save_checkpoint(net, run_dir / "checkpoint.pt", optimizer=opt.state_dict(), step=step,
+                         positions=positions, rng=json.dumps(rng.bit_generator.state),
+                         torch_rng=torch.get_rng_state(), best=json.dumps(best),
+                         train_config=json.dumps(asdict(cfg)))
+
+
+def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int = 19,
+          planes: int | None = None, log=print) -> dict:
+    """Train on the shards of `data_dir`; returns the last held-out metrics."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(cfg.threads)
+    ckpt_path = run_dir / "checkpoint.pt"
+    meta = json.loads((Path(data_dir) / "dataset.json").read_text())
+    planes = planes or meta["planes"]
+    train_data = PackedPositions(data_dir, "train", size, planes, limit=cfg.train_limit)
+    held = PackedPositions(data_dir, "heldout", size, planes, limit=cfg.eval_positions)
+    log(f"training positions {len(train_data)}, held-out positions {len(held)}")
+    if resume and ckpt_path.exists():
+        net, ckpt = nets.load_checkpoint(ckpt_path)
+        opt = make_optimizer(net, cfg)
+        opt.load_state_dict(ckpt["optimizer"])
+        step, positions = int(ckpt["step"]), int(ckpt["positions"])
+        rng = np.random.default_rng()
+        rng.bit_generator.state = json.loads(ckpt["rng"])
+        torch.set_rng_state(ckpt["torch_rng"])
+        best = json.loads(ckpt["best"])
+        log(f"resumed from step {step}")
+    else:
+        if resume:
+            log("no checkpoint to resume from; starting fresh")
+        torch.manual_seed(cfg.seed)
+        net = nets.build(cfg.kind, cfg.preset, planes=planes)
+        opt = make_optimizer(net, cfg)
+        step, positions, best = 0, 0, {}
+        rng = np.random.default_rng(cfg.seed)
+        (run_dir / "curve.csv").unlink(missing_ok=True)
+    (run_dir / "train_config.json").write_text(json.dumps(asdict(cfg), indent=2))
+    start = time.monotonic()
+    bar = tqdm(total=cfg.steps, initial=step, unit="step", dynamic_ncols=True, smoothing=0.05)
+    run_loss = run_top1 = 0.0
+    k = 0
+    while step < cfg.steps:
+        for g in opt.param_groups:
+            g["lr"] = learning_rate(cfg, step)
+        idx = rng.integers(0, len(train_data), size=cfg.batch_size)
+        loss, top1 = train_step(net, opt, cfg.kind, train_data.batch(idx, rng))
+        step += 1
+        positions += cfg.batch_size
+        run_loss += loss
+        run_top1 += top1
+        k += 1
+        bar.update(1)
+        if step % 50 == 0:
+            rate = bar.format_dict.get("rate") or 0
+            bar.set_postfix(loss=f"{run_loss / k:.3f}", top1=f"{run_top1 / k:.3f}",
+                            pos_s=f"{rate * cfg.batch_size:.0f}")
+        if step % cfg.eval_every == 0 or step == cfg.steps:
+            metrics = evaluate(net, cfg.kind, held, cfg.eval_positions)
+            row = {"step": step, "positions": positions, "train_loss": f"{run_loss / k:.4f}",
+                   "train_top1": f"{run_top1 / k:.4f}" if cfg.kind == "policy" else "",
+                   "lr": f"{learning_rate(cfg, step):.2e}",
+                   "elapsed_s": f"{time.monotonic() - start:.0f}"}
+            if cfg.kind == "policy":
+                row.update(heldout_loss=f"{metrics['loss']:.4f}", heldout_top1=f"{metrics['top1']:.4f}",
+                           heldout_top5=f"{metrics['top5']:.4f}")
+            else:
+                row.update(heldout_mse=f"{metrics['mse']:.4f}")
+            _append_curve(run_dir / "curve.csv", row)
+            plot_curve(run_dir / "curve.csv", run_dir / "curve.png")
+            bar.write(" ".join(f"{a}={b}" for a, b in row.items() if b != ""))
+            best = {**metrics, "step": step, "positions": positions}
+            run_loss = run_top1 = 0.0
+            k = 0
+        if step % cfg.checkpoint_every == 0 or step == cfg.steps:
+            save(net, opt, run_dir, step, positions, rng, best, cfg)
+    bar.close()
+    save(net, opt, run_dir, step, positions, rng, best, cfg)
+    return best

@@ -1,0 +1,174 @@
+"""`engine-train sl` and `engine-train value`: supervised training from SGF collections.
+
+    engine-train sl --sgf kgs/ --out runs/sl                  # KGS archives, both players >= 6d
+    engine-train sl --sgf tygem/ --out runs/sl --steps 200000 --resume
+    engine-train value --sgf tygem/ --out runs/value --positions-per-game 2
+
+Reads directories and archives through sgf_tools, replays with engine.replay and computes planes
+with engine.features (the same code the engine plays with), stores them bit-packed
+(training.dataset), trains with training.loop, and exports ONNX with metadata at the end.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from engine.features import FEATURE_SETS
+from sgf_tools import FilterConfig
+from training.dataset import build_shards
+from training.loop import TrainConfig, train
+
+
+def filter_options(f):
+    opts = [
+        click.option("--min-rank", default="6d", show_default=True,
+                     help="both players at least this rank ('' = no rank filter)"),
+        click.option("--sizes", default="19", show_default=True, help="board sizes to keep"),
+        click.option("--max-handicap", type=int, default=None, help="drop games with more handicap"),
+        click.option("--min-moves", type=int, default=30, show_default=True),
+        click.option("--komi-range", default=None, help="LOW,HIGH inclusive"),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=False):
+    try:
+        kr = tuple(float(x) for x in komi_range.split(",")) if komi_range else None
+        size_list = tuple(int(s) for s in sizes.split(","))
+    except ValueError as e:
+        raise click.BadParameter(f"bad --sizes or --komi-range: {e}")
+    return FilterConfig(sizes=size_list, min_rank=min_rank or None, max_handicap=max_handicap,
+                        min_moves=min_moves, komi_range=kr, require_result=True,
+                        require_winner=require_winner, dedupe=True)
+
+
+def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction, positions_per_game,
+                    max_games, seed) -> dict:
+    """Build the bit-packed shards once; reuse them when the same sources were already built."""
+    meta_path = data_dir / "dataset.json"
+    if meta_path.exists():
+        meta = json.loads(meta_path.read_text())
+        if meta.get("sources") == [str(s) for s in sgf] and meta.get("feature_set") == feature_set:
+            click.echo(f"reusing dataset {data_dir}: {meta['stats']['positions']}", err=True)
+            return meta
+        raise click.UsageError(f"{data_dir} holds a dataset of other sources; pick another --data-dir")
+    bar = tqdm(unit="game", desc="replaying games", dynamic_ncols=True, total=max_games)
+
+    def progress(done, stats):
+        bar.update(1)
+        if done % 200 == 0:
+            bar.set_postfix(train=stats.positions["train"], heldout=stats.positions["heldout"])
+
+    stats = build_shards(list(sgf), data_dir, feature_set, filters, heldout_fraction,
+                         positions_per_game, max_games, seed=seed, progress=progress)
+    bar.close()
+    click.echo(stats.summary(), err=True)
+    return json.loads(meta_path.read_text())
+
+
+def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metrics: dict) -> Path:
+    from training import nets
+    from training.export import export_onnx
+    net, _ = nets.load_checkpoint(run_dir / "checkpoint.pt")
+    out = run_dir / f"{kind}.onnx"
+    summary = {"sources": data_meta.get("sources"), "positions": data_meta["stats"]["positions"],
+               "games": data_meta["stats"]["games"], "steps": metrics.get("step"),
+               "positions_seen": metrics.get("positions")}
+    md = {"feature_set": feature_set, "feature_version": FEATURE_SETS[feature_set].version,
+          "board_sizes": "9,13,19", "training_data": json.dumps(summary)}
+    if kind == "policy" and "top1" in metrics:
+        md["heldout_top1"] = f"{metrics['top1']:.4f}"
+    export_onnx(net, kind, out, md)
+    (run_dir / f"{kind}.metrics.json").write_text(json.dumps({**metrics, "data": summary}, indent=2))
+    return out
+
+
+def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+         eval_every, eval_positions, threads, seed, resume, heldout_fraction, positions_per_game,
+         max_games, train_limit, filters):
+    if not sgf:
+        raise click.UsageError("give at least one --sgf file, directory or archive")
+    for s in sgf:
+        if not Path(s).exists():
+            raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
+    feature_set = "alphago48" if kind == "policy" else "alphago49"
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    data_dir = Path(data_dir) if data_dir else out / "data"
+    data_meta = prepare_dataset(sgf, data_dir, feature_set, filters, heldout_fraction,
+                                positions_per_game, max_games, seed)
+    cfg = TrainConfig(kind=kind, preset=preset, steps=steps, batch_size=batch_size,
+                      optimizer=optimizer, lr=lr, lr_halve_every=lr_halve_every,
+                      eval_every=eval_every, eval_positions=eval_positions, threads=threads,
+                      seed=seed, train_limit=train_limit)
+    click.echo(f"config {asdict(cfg)}", err=True)
+    metrics = train(cfg, data_dir, out, resume=resume, log=lambda m: click.echo(m, err=True))
+    path = export_run(out, kind, feature_set, data_meta, metrics)
+    click.echo(f"exported {path}", err=True)
+    if kind == "policy":
+        click.echo(f"top1 {metrics.get('top1', 0):.4f} top5 {metrics.get('top5', 0):.4f} "
+                   f"positions {metrics.get('positions', 0)}")
+    else:
+        click.echo(f"mse {metrics.get('mse', 0):.4f} positions {metrics.get('positions', 0)}")
+
+
+def common_options(default_ppg, default_batch, default_steps):
+    def deco(f):
+        opts = [
+            click.option("--sgf", multiple=True, required=True, help="SGF file, directory or archive (repeatable)"),
+            click.option("--out", required=True, help="run directory (checkpoints, curves, ONNX)"),
+            click.option("--data-dir", default=None, help="dataset shards (default OUT/data)"),
+            click.option("--preset", default="cpu", show_default=True, type=click.Choice(["cpu", "paper"])),
+            click.option("--steps", default=default_steps, show_default=True, type=click.IntRange(1)),
+            click.option("--batch-size", default=default_batch, show_default=True, type=click.IntRange(1)),
+            click.option("--optimizer", default="adam", show_default=True, type=click.Choice(["adam", "sgd"]),
+                         help="sgd = the paper's schedule (use --lr 0.003 --lr-halve-every N)"),
+            click.option("--lr", default=1e-3, show_default=True, type=float),
+            click.option("--lr-halve-every", default=0, show_default=True, type=int),
+            click.option("--eval-every", default=1000, show_default=True, type=click.IntRange(1)),
+            click.option("--eval-positions", default=20000, show_default=True, type=click.IntRange(1)),
+            click.option("--threads", default=2, show_default=True, type=click.IntRange(1)),
+            click.option("--seed", default=1, show_default=True, type=int),
+            click.option("--resume", is_flag=True, help="continue from OUT/checkpoint.pt"),
+            click.option("--heldout-fraction", default=0.02, show_default=True, type=click.FloatRange(0, 0.5)),
+            click.option("--positions-per-game", default=default_ppg, type=int, show_default=True,
+                         help="positions sampled per game (0 = all)"),
+            click.option("--max-games", default=None, type=int),
+            click.option("--train-limit", default=None, type=int, help="load at most N training positions"),
+        ]
+        for o in reversed(opts):
+            f = o(f)
+        return filter_options(f)
+    return deco
+
+
+@click.command("sl")
+@common_options(default_ppg=0, default_batch=64, default_steps=100_000)
+def sl_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+               eval_every, eval_positions, threads, seed, resume, heldout_fraction,
+               positions_per_game, max_games, train_limit, min_rank, sizes, max_handicap,
+               min_moves, komi_range):
+    """Train the SL policy network (AlphaGo's 48 planes) on human games."""
+    filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range)
+    _run("policy", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+         eval_every, eval_positions, threads, seed, resume, heldout_fraction,
+         positions_per_game or None, max_games, train_limit, filters)
+
+
+@click.command("value")
+@common_options(default_ppg=2, default_batch=32, default_steps=50_000)
+def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+                  eval_every, eval_positions, threads, seed, resume, heldout_fraction,
+                  positions_per_game, max_games, train_limit, min_rank, sizes, max_handicap,
+                  min_moves, komi_range):
+    """Train a value network on game outcomes (a few positions per game, ALGORITHMS.md 4.3)."""
+    filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
+    _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+         eval_every, eval_positions, threads, seed, resume, heldout_fraction,
+         positions_per_game or None, max_games, train_limit, filters)
