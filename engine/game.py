@@ -279,7 +279,7 @@ class Game:
 
     def territory_score(self, dead=None) -> float:
         """Japanese count: surrounded empty points plus prisoners (captures and dead stones)."""
-        dead = list(dead or [])
+        dead = list(dict.fromkeys(dead or []))  # a point named twice is still one prisoner
         own = self.ownership(dead)
         colors = self.board_colors()
         n = self.size

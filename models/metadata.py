@@ -23,16 +23,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.features import FEATURE_SETS
+
 KINDS = ("policy", "value", "rollout", "zero")
 REQUIRED_KEYS = ("kind", "feature_set", "feature_version", "planes", "board_sizes",
                  "value_perspective", "policy_index", "sha256")
 OPTIONAL_KEYS = ("training_data", "heldout_top1", "net_config")
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
-# TODO: source these from engine.features (FeatureSet.version / .planes) once it exists, so that a
-# bump of a feature set's version there makes every older model file fail to load.
-EXPECTED = {"alphago48": 1, "alphago49": 1, "zero17": 1}
-PLANES = {"alphago48": 48, "alphago49": 49, "zero17": 17}
+# What the engine computes, straight from the feature registry: bumping a FeatureSet's version in
+# engine.features makes every model file exported for the older version fail to load.
+EXPECTED = {name: fs.version for name, fs in FEATURE_SETS.items()}      # alphago48/49, zero17: 1
+PLANES = {name: fs.num_planes for name, fs in FEATURE_SETS.items()}     # 48, 49, 17
 
 # The feature set each kind is trained on by default (Master-style zero nets may use alphago48).
 DEFAULT_FEATURE_SET = {"policy": "alphago48", "rollout": "alphago48", "value": "alphago49",

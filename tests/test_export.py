@@ -63,7 +63,7 @@ def test_metadata_reads_back(tmp_path):
 
 def test_fixed_size_export_says_so(tmp_path):
     net = nets.build("value", "cpu", head="fc", board_size=9, layers=3, filters=8)
-    props = export_onnx(net, "value", tmp_path / "v.onnx", {})
+    props = export_onnx(net, "value", tmp_path / "v.onnx", {"board_sizes": "9,13,19"})
     assert props["board_sizes"] == "9" and props["policy_index"] == "none"
     shape = _session(tmp_path / "v.onnx").get_inputs()[0].shape
     assert shape[1:] == [49, 9, 9] and isinstance(shape[0], str)

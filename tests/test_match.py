@@ -237,17 +237,24 @@ def test_cli_full_match_gnugo_vs_gnugo(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == 2 and summary["wins"]["A"] + summary["wins"]["B"] + \
         summary["draws"] == 2
+    # the same SGF dir again is refused without --overwrite
+    r = CliRunner().invoke(cli_main, ["--a", cmd, "--b", cmd, "--sgf-dir", str(out)])
+    assert r.exit_code == 2 and "--overwrite" in r.output
 
 
 def _engine_gtp_argv() -> list[str] | None:
-    exe = shutil.which("engine-gtp")
     try:
         import gtp.main  # noqa: F401
     except ImportError:
         return None
-    if exe is None:
-        return [sys.executable, "-m", "gtp.main"]
-    return [exe]
+    exe = shutil.which("engine-gtp")
+    argv = [exe] if exe else [sys.executable, "-m", "gtp.main"]
+    helptext = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=120).stdout
+    if "--resign-threshold" in helptext:
+        argv += ["--resign-threshold", "0"]      # play to the end so that the game is scored
+    if "--quiet" in helptext:
+        argv += ["--quiet"]
+    return argv
 
 
 @pytest.mark.gnugo
@@ -257,12 +264,17 @@ def test_goengine_vs_gnugo(tmp_path):
     if argv is None:
         pytest.skip("engine-gtp (gtp.main) is not there yet")
     cfg = _config(argv, GNUGO_FAST, tmp_path, games=2, move_timeout=60.0, startup_timeout=300.0,
-                  time_control=TimeControl.per_move(1), referee=[GNUGO, "--mode", "gtp"])
+                  time_control=TimeControl.per_move(1), referee=[GNUGO, "--mode", "gtp"],
+                  stderr_dir=str(tmp_path / "stderr"))
     s = Match(cfg).run()
-    assert s.forfeits == {}, [r.forfeit_reason for r in s.results]
+    assert s.forfeits == {}, [r.forfeit_reason for r in s.results]   # every move was legal
+    assert s.names["A"].startswith("goengine") and s.names["B"].startswith("GNU Go")
     for r in s.results:
         assert r.end in ("score", "resign")
         if r.end == "score":
             assert r.scoring in ("agreed", "referee", "tromp-taylor") and r.score is not None
+            assert r.result[:2] in ("B+", "W+") or r.result == "0"
         rec = read_sgf_file(r.sgf)
-        assert rec.result == r.result and len(rec.moves) == r.moves
+        assert rec.result == r.result and len(rec.moves) == r.moves and rec.size == 9
+        assert rec.black_player == r.black_name
+    assert sorted(r.black for r in s.results) == ["A", "B"]

@@ -402,3 +402,274 @@ def test_positional_and_situational_superko_differ():
     g = load_board(TRIPLE_KO, rules=Rules())
     play(g, *seq)
     assert_illegal_unchanged(g, BLACK, pt(g, "E10"), "superko")
+
+
+# ---- suicide ---------------------------------------------------------------------------------
+
+CORNER_EYE = """
+    . X . . .
+    X . . . .
+    . . . . .
+    . . . . .
+    . . . . ."""
+
+
+def test_single_stone_suicide():
+    a5 = loc(0, 0, 5)
+    for rules, reason in [(Rules(), "suicide"), (NO_SUPERKO, "suicide"), (SITUATIONAL, "suicide"),
+                          # with suicide allowed, a lone stone's suicide changes nothing:
+                          (SUICIDE, "superko"),              # it repeats the position
+                          (SUICIDE_NO_SUPERKO, "suicide")]:  # explicitly refused
+        g = load_board(CORNER_EYE, rules=rules, to_play=WHITE)
+        assert_illegal_unchanged(g, WHITE, a5, reason)
+        assert a5 not in g.legal_moves(WHITE)
+        assert g.illegal_reason(BLACK, a5) is None
+
+
+def test_single_stone_suicide_under_situational_superko_acts_as_a_pass():
+    # New Zealand rules: a play is illegal only if it repeats the position after one of the same
+    # player's previous moves. White's lone suicide leaves the stones as they are with Black to
+    # move, which never occurred: legal. Black doing the same then repeats the start: superko.
+    g = load_board(CORNER_EYE, rules=SUICIDE_SITUATIONAL, to_play=WHITE)
+    a5 = loc(0, 0, 5)
+    h = g.hash
+    assert g.illegal_reason(WHITE, a5) is None
+    assert g.play(WHITE, a5) == 0
+    assert g.hash == h and g.color_at(a5) == EMPTY and g.captures == (1, 0)
+    assert g.to_play == BLACK and g.passes_in_a_row == 0
+    check_board(g)
+    # Black passes (the start position with White to move, which is not a stone play), then a
+    # second White suicide would make "these stones, Black to move" again: superko.
+    play(g, "pass")
+    assert_illegal_unchanged(g, WHITE, a5, "superko")
+
+
+MULTI_SUICIDE = """
+    O O X . .
+    . X . . .
+    X . . . .
+    . . . . .
+    . . . . ."""
+
+
+def test_multi_stone_suicide_illegal_by_default():
+    for rules in (Rules(), NO_SUPERKO, SITUATIONAL):
+        g = load_board(MULTI_SUICIDE, rules=rules, to_play=WHITE)
+        assert_illegal_unchanged(g, WHITE, pt(g, "A4"), "suicide")
+
+
+@pytest.mark.parametrize("rules", [SUICIDE, SUICIDE_NO_SUPERKO, SUICIDE_SITUATIONAL])
+def test_multi_stone_suicide_allowed(rules):
+    g = load_board(MULTI_SUICIDE, rules=rules, to_play=WHITE)
+    a4 = pt(g, "A4")
+    assert g.illegal_reason(WHITE, a4) is None
+    assert a4 in g.legal_moves(WHITE)
+    assert g.play(WHITE, a4) == 0  # returns stones captured from the opponent
+    assert g.captures == (3, 0)    # the three suicided stones are Black's prisoners
+    assert g.history == [(WHITE, a4)] and g.to_play == BLACK and g.last_move == a4
+    assert g.ko_point == -1
+    assert np.array_equal(g.board_colors(), rows_array("""
+        . . X . .
+        . X . . .
+        X . . . .
+        . . . . .
+        . . . . ."""))
+    assert g.liberties(pt(g, "B4")) == 4 and g.liberties(pt(g, "A3")) == 3
+    check_board(g)
+    # undo brings the three stones back
+    g.undo()
+    assert np.array_equal(g.board_colors(), rows_array(MULTI_SUICIDE)) and g.captures == (0, 0)
+    check_board(g)
+
+
+def test_suicide_that_captures_is_not_suicide():
+    # every neighbour of A4 is Black, but A5 is in atari there: White A4 captures it (a ko)
+    g = load_board("""
+        X O . . .
+        . X . . .
+        X . . . .
+        . . . . .
+        . . . . .""", to_play=WHITE)
+    a4 = pt(g, "A4")
+    assert g.illegal_reason(WHITE, a4) is None
+    assert g.play(WHITE, a4) == 1
+    assert g.color_at(pt(g, "A5")) == EMPTY and g.liberties(a4) == 1
+    assert g.ko_point == pt(g, "A5") and g.captures == (0, 1)
+    check_board(g)
+
+
+# ---- illegal moves change nothing ------------------------------------------------------------
+
+def test_illegal_moves_leave_the_game_unchanged_midgame():
+    g = load_board(KO)
+    play(g, "A9", "J1", "E5")  # Black takes the ko
+    n = g.size
+    assert_illegal_unchanged(g, WHITE, pt(g, "D5"), "ko")
+    assert_illegal_unchanged(g, WHITE, pt(g, "E5"), "occupied")
+    assert_illegal_unchanged(g, BLACK, pt(g, "A9"), "occupied")
+    for off in (0, 1, loc(0, n, n), loc(n, 0, n), loc(-1, 3, n), area(n) - 1, area(n), 10_000, -3):
+        assert_illegal_unchanged(g, WHITE, off, "off board")
+    before = snapshot(g)
+    with pytest.raises(IllegalMove):
+        g.play(WHITE, RESIGN)
+    assert_same(before, snapshot(g))
+    # a suicide and a superko in the same game
+    g = load_board(TRIPLE_KO)
+    play(g, *TRIPLE_KO_CYCLE[:5])
+    assert_illegal_unchanged(g, WHITE, pt(g, "H10"), "superko")
+    g = load_board(MULTI_SUICIDE, to_play=WHITE)
+    play(g, "pass", "E1")
+    assert_illegal_unchanged(g, WHITE, pt(g, "A4"), "suicide")
+    # and the game goes on normally afterwards
+    play(g, "E2", "D1")
+    assert g.move_number == 4
+
+
+def test_pass_is_always_legal():
+    g = load_board(KO)
+    assert g.illegal_reason(BLACK, PASS) is None and g.illegal_reason(WHITE, PASS) is None
+    play(g, "E5")
+    assert g.is_legal(WHITE, PASS)
+    assert PASS not in g.legal_moves(WHITE)
+
+
+# ---- undo and copy ---------------------------------------------------------------------------
+
+def random_game(g: Game, rng: random.Random, n_moves: int, pass_prob: float = 0.05,
+                check: bool = False):
+    """Play n_moves random legal moves (some passes); yields a snapshot before each move."""
+    for _ in range(n_moves):
+        c = g.to_play
+        move = PASS
+        if rng.random() >= pass_prob:
+            empties = [int(x) for x in g.st[B.F_ELIST, :g.meta[B.M_NEMPTY]]]
+            rng.shuffle(empties)
+            for lc in empties:
+                if g.is_legal(c, lc):
+                    move = lc
+                    break
+        yield snapshot(g)
+        g.play(c, move)
+        if check:
+            check_board(g)
+
+
+def test_undo_restores_exactly():
+    rng = random.Random(7)
+    for n in (5, 9):
+        g = Game(n)
+        snaps = list(random_game(g, rng, 3 * n * n, check=True))
+        assert sum(g.captures) > 10  # the game did capture
+        while snaps:
+            g.undo()
+            assert_same(snaps.pop(), snapshot(g))
+            check_board(g)
+        with pytest.raises(IndexError):
+            g.undo()
+        assert g.hash == 0 and np.all(g.board_colors() == EMPTY)
+
+
+def test_undo_then_replay_is_identical():
+    g = load_board(KO)
+    play(g, "E5", "A1", "J9", "D5")
+    after = snapshot(g)
+    g.undo()
+    assert g.color_at(pt(g, "E5")) == BLACK and g.captures == (1, 0)
+    play(g, "D5")
+    assert_same(after, snapshot(g))
+
+
+def test_undo_keeps_repeated_positions_for_superko():
+    # a pass repeats the position's key; undoing the pass must not forget the position
+    g = load_board(KO)
+    play(g, "E5", "pass", "pass")
+    g.undo()
+    g.undo()
+    assert g.hash in g._seen_set
+    assert_illegal_unchanged(g, WHITE, pt(g, "D5"), "ko")
+    g.undo()
+    assert g.history == [] and len(g._seen) == 1 and g._seen_set == {g.hash}
+
+
+def test_undo_after_superko_cycle_allows_the_line_again():
+    g = load_board(TRIPLE_KO)
+    play(g, *TRIPLE_KO_CYCLE[:5])
+    for _ in range(5):
+        g.undo()
+    assert np.array_equal(g.board_colors(), rows_array(TRIPLE_KO)) and g.history == []
+    play(g, *TRIPLE_KO_CYCLE[:5])
+    assert g.illegal_reason(WHITE, pt(g, "H10")) == "superko"
+
+
+def test_undo_errors():
+    with pytest.raises(IndexError):
+        Game(9).undo()
+    g = Game(9)
+    g.set_handicap(g.fixed_handicap_locs(4))
+    with pytest.raises(IndexError):
+        g.undo()  # handicap stones are not moves
+
+
+def test_copy_is_independent():
+    rng = random.Random(11)
+    g = Game(9)
+    snaps = list(random_game(g, rng, 120))
+    snaps.append(snapshot(g))
+    c = g.copy()
+    assert c is not g and c.st is not g.st and c.meta is not g.meta
+    assert_same(snaps[-1], snapshot(c))
+    # undo in the original, then play elsewhere: the copy does not move
+    for _ in range(40):
+        g.undo()
+    list(random_game(g, rng, 30))
+    assert_same(snaps[-1], snapshot(c))
+    # the copy undoes through its own history exactly
+    for i in range(len(snaps) - 2, len(snaps) - 60, -1):
+        c.undo()
+        assert_same(snaps[i], snapshot(c))
+        check_board(c)
+    # and playing in the copy does not disturb the original
+    g_before = snapshot(g)
+    list(random_game(c, rng, 30))
+    assert_same(g_before, snapshot(g))
+    # both can undo all the way
+    while g.history:
+        g.undo()
+    while c.history:
+        c.undo()
+    assert_same(snaps[0], snapshot(c))
+    assert_same(snaps[0], snapshot(g))
+
+
+# ---- Zobrist hash ----------------------------------------------------------------------------
+
+def test_zobrist_matches_scratch_in_random_games():
+    rng = random.Random(3)
+    for n in (2, 3, 4, 7, 13, 19):
+        g = Game(n, rules=SUICIDE if n % 2 else Rules())
+        for _ in random_game(g, rng, 2 * n * n):
+            assert g.hash == zobrist_from_scratch(g.st, n)
+        assert g.hash == zobrist_from_scratch(g.st, n)
+        for _ in range(min(20, len(g.history))):
+            g.undo()
+            assert g.hash == zobrist_from_scratch(g.st, n)
+
+
+def test_zobrist_depends_only_on_the_stones():
+    g1 = Game(9)
+    for m in ("C3", "G7", "E5", "pass"):
+        g1.play(g1.to_play, PASS if m == "pass" else pt(g1, m))
+    g2 = Game(9)
+    for m in ("E5", "G7", "C3"):
+        g2.play(g2.to_play, pt(g2, m))
+    assert g1.hash == g2.hash != 0
+    assert g1.to_play != g2.to_play
+    # a capture gives the hash of the position built directly
+    g = load_board(KO)
+    play(g, "E5")
+    assert g.hash == load_board(board_text(g)).hash
+    # colour matters
+    b, w = Game(9), Game(9)
+    b.play(BLACK, pt(b, "E5"))
+    w.play(WHITE, pt(w, "E5"))
+    assert b.hash != w.hash

@@ -63,7 +63,7 @@ def test_move_key_is_pinned():
     r = GameRecord(size=19, setup_black=[(3, 3), (15, 15)],
                    moves=[("w", (2, 13)), ("b", None), ("w", (16, 2))])
     assert r.move_key() == "bc9ba1104252809292fcea6d2c83bfca401da831"
-    expected = hashlib.sha1(b"SZ19|ABdd,pp|AW|Wnc;B;Wcq").hexdigest()
+    expected = hashlib.sha1(b"SZ19|ABdd,pp|AW|wnc;b;wcq").hexdigest()
     assert r.move_key() == expected
     assert GameRecord(size=9, moves=[("b", (4, 4))]).move_key() == \
         "fe44c1051a1e6072bb406bc24de495ae6783f670"

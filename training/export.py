@@ -84,7 +84,8 @@ def _props(model: nn.Module, kind: str, metadata: dict, fixed: int | None) -> di
         "feature_set": feature_set,
         "feature_version": str(metadata.get("feature_version", EXPECTED.get(feature_set, 1))),
         "planes": str(planes),
-        "board_sizes": str(metadata.get("board_sizes", fixed or DYNAMIC_BOARD_SIZES)),
+        # a fixed-size net runs on its own size only, whatever the caller says
+        "board_sizes": str(fixed or metadata.get("board_sizes", DYNAMIC_BOARD_SIZES)),
         "value_perspective": VALUE_PERSPECTIVE,
         "policy_index": POLICY_INDEX[kind],
         "training_data": str(metadata.get("training_data", "")),

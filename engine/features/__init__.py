@@ -1,0 +1,69 @@
+"""Input features of the networks: ONE code path, used by training and by play.
+
+    from engine import features
+    x = features.extract(game, "alphago48")              # float32[48, N, N], row 0 at the top
+    features.extract_into(game, "alphago48", buf[i])     # uint8[48, N, N] slice, 0/1 (np.packbits-able)
+
+Perspective: 'player' is the colour to move (`color`, default `game.to_play`), 'opponent' the other.
+Feature sets, plane groups and their meaning: `engine.features.registry`. The AlphaGo planes are one
+numba kernel over the game's arrays (`engine.features.alphago`, ladders in
+`engine.features.ladder`); the Zero planes come from `Game.board_history` (`engine.features.zero`).
+Extracting never modifies the game.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.features.alphago import alphago_planes, kernel_offsets
+from engine.features.registry import (FEATURE_SETS, FEATURE_VERSIONS, HISTORY_GROUPS,
+                                      KERNEL_GROUPS, FeatureSet, get)
+from engine.features.zero import history_planes
+
+__all__ = ["FEATURE_SETS", "FEATURE_VERSIONS", "FeatureSet", "get", "extract", "extract_into",
+           "num_planes"]
+
+# Per feature set: the kernel offset table (None when no kernel group), and whether history is used.
+_PLANS: dict[FeatureSet, tuple[np.ndarray | None, bool]] = {}
+
+
+def _plan(fs: FeatureSet) -> tuple[np.ndarray | None, bool]:
+    plan = _PLANS.get(fs)
+    if plan is None:
+        groups = {g for g, _ in fs.planes}
+        offs = kernel_offsets(fs.offsets) if groups & set(KERNEL_GROUPS) else None
+        plan = (offs, bool(groups & set(HISTORY_GROUPS)))
+        _PLANS[fs] = plan
+    return plan
+
+
+def num_planes(name: str | FeatureSet) -> int:
+    return get(name).num_planes
+
+
+def extract_into(game, name: str | FeatureSet, out: np.ndarray, color: int | None = None) -> np.ndarray:
+    """Write the planes of feature set `name` for `game` into out uint8[C, N, N] (C-contiguous,
+    e.g. one row of a preallocated dataset batch); every plane is overwritten with 0 or 1."""
+    fs = get(name)
+    n = game.size
+    if out.shape != (fs.num_planes, n, n) or out.dtype != np.uint8 or not out.flags.c_contiguous:
+        raise ValueError(f"out must be C-contiguous uint8{(fs.num_planes, n, n)}, "
+                         f"got {out.dtype}{out.shape}")
+    c = game.to_play if color is None else int(color)
+    offs, history = _plan(fs)
+    flat = out.reshape(fs.num_planes, n * n)
+    if offs is not None:
+        alphago_planes(game.st, game.meta, c, offs, flat)
+    else:
+        out[...] = 0
+    if history:
+        history_planes(game.board_history, n, c, fs.offsets, out)
+    return out
+
+
+def extract(game, name: str | FeatureSet, color: int | None = None) -> np.ndarray:
+    """The planes of feature set `name` for `game`: float32[C, N, N], row 0 at the top, from the
+    perspective of `color` (default: the colour to move)."""
+    fs = get(name)
+    buf = np.empty((fs.num_planes, game.size, game.size), dtype=np.uint8)
+    extract_into(game, fs, buf, color)
+    return buf.astype(np.float32)

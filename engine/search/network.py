@@ -1,0 +1,442 @@
+"""Searches on networks: AlphaGo Fan/Lee's APV-MCTS and AlphaGo Zero's PUCT, on one tree.
+
+Notation and defaults from ALGORITHMS.md section 2. A simulation:
+
+1. `descend` walks the tree from the root by PUCT (virtual loss `n_vl` on the path, so that the
+   other simulations of the batch spread out), to a leaf;
+2. the leaf's position is rebuilt by `apply_path` (the tree stores moves, not boards);
+3. AlphaGo: the leaf gets a rollout z (fast rollout policy, to the end, scored by the rules) and
+   the value network's v, backed up separately into (W_r, N_r) and (W_v, N_v); Q mixes them as
+   (1 - lambda) W_v/N_v + lambda W_r/N_r. A leaf is expanded once its visits reach `n_thr`, with
+   heuristic priors at once, replaced by the SL policy's (softmax temperature 0.67) when the
+   network answers (same batch). Zero: every new leaf is expanded with the network's priors and
+   its value is backed up; no rollouts. A terminal leaf (two passes) is scored by the rules.
+4. A batch of `batch_size` simulations shares one network call; the rollouts of the batch run in
+   numba (GIL released) while onnxruntime evaluates the batch in another thread.
+
+Values enter the tree from black's view (`v_black`), the tree flips to each mover's view.
+"""
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from engine import board as B
+from engine.coords import PASS
+from engine.playout import playout
+from engine.search import tree as T
+from engine.search.priors import heuristic_priors
+from engine.search.result import SearchResult, summarize_root
+
+
+@dataclass(frozen=True)
+class NetSearchConfig:
+    mode: str = "alphago"          # "alphago" (Fan/Lee: value + rollouts) or "zero"
+    c_puct: float = 5.0            # AlphaGo: 5
+    use_alphazero_c: bool = False  # AlphaZero's C(s) = log((1 + N + c_base) / c_base) + c_init
+    c_base: float = 19652.0
+    c_init: float = 1.25
+    lam: float = 0.5               # lambda: weight of rollouts in the leaf value (AlphaGo: 0.5)
+    n_thr: int = 8                 # expansion threshold (paper: 40, tuned to the GPU queue)
+    n_vl: int = 3                  # virtual loss
+    fpu: float = 0.2               # unvisited child's Q = parent's Q - fpu
+    policy_temperature: float = 0.67  # softmax temperature of the SL priors (AlphaGo)
+    batch_size: int = 8            # simulations per network call
+    tree_capacity: int = 1_000_000
+    dirichlet_alpha: float = 0.0   # > 0 adds root noise (self-play only): 0.03 on 19x19
+    dirichlet_eps: float = 0.25
+    max_moves_factor: float = 3.0  # rollout length cap, in board points
+
+
+# ---- numba kernels ------------------------------------------------------------------------------
+
+@njit(cache=True)
+def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init):
+    """Walk from the root to a leaf by PUCT; add virtual loss along the path; return its length."""
+    node = tm[T.T_ROOT]
+    length = 0
+    path[length] = node
+    length += 1
+    while ti[T.I_FIRST, node] >= 0:
+        c = c_puct
+        if use_az:
+            c = np.log((1.0 + ti[T.I_N, node] + c_base) / c_base) + c_init
+        ch = T.select_child(ti, tf, node, c, lam, fpu, 0.0)
+        if ch < 0:
+            break
+        node = ch
+        path[length] = node
+        length += 1
+    T.add_virtual_loss(ti, path, length, n_vl)
+    return length
+
+
+@njit(cache=True)
+def apply_path(ti, st, meta, path, length, hist, hist_len):
+    """Play the moves of path[1:length] on (st, meta). hist[8, A] receives the colour rows of the
+    last positions, newest last, for the Zero features; returns how many rows were written
+    beyond the root's (up to 8) and whether the leaf is terminal (two passes in a row)."""
+    k = hist_len
+    for i in range(1, length):
+        node = path[i]
+        m = ti[T.I_MOVE, node]
+        col = ti[T.I_COLOR, node]
+        if m < 0:
+            B.play_pass(meta, col)
+        else:
+            B.play(st, meta, m, col)
+        if k == 8:
+            for j in range(7):
+                hist[j, :] = hist[j + 1, :]
+            k = 7
+        hist[k, :] = st[B.F_COLOR, :]
+        k += 1
+    return k, meta[B.M_PASSES] >= 2
+
+
+@njit(cache=True, nogil=True)
+def rollouts(sts, metas, count, komi, max_moves):
+    """z from black's view for `count` leaf boards (modified), by the heuristic playout policy."""
+    out = np.zeros(count, dtype=np.float64)
+    amaf = np.zeros(sts.shape[2], dtype=np.int8)
+    for i in range(count):
+        score, _own = playout(sts[i], metas[i], max_moves, amaf)
+        d = score - komi
+        out[i] = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+    return out
+
+
+@njit(cache=True)
+def candidate_moves(st, meta, moves):
+    """Legal moves (simple ko) that do not fill a true own eye, then pass; returns the count."""
+    c = meta[B.M_TOPLAY]
+    k = 0
+    for i in range(meta[B.M_NEMPTY]):
+        p = st[B.F_ELIST, i]
+        if B.legality(st, meta, p, c) == B.LEGAL and not B.is_eye(st, meta, p, c):
+            moves[k] = p
+            k += 1
+    moves[k] = -1
+    return k + 1
+
+
+class Position:
+    """The leaf seen by the features: what engine.features reads of a Game."""
+
+    __slots__ = ("st", "meta", "board_history", "size", "history")
+
+    def __init__(self, st, meta, board_history, size):
+        self.st, self.meta, self.board_history, self.size = st, meta, board_history, size
+        self.history = ()
+
+    @property
+    def to_play(self) -> int:
+        return int(self.meta[B.M_TOPLAY])
+
+
+class NetworkSearch:
+    """AlphaGo (mode "alphago") or Zero (mode "zero") search over evaluators.
+
+    alphago: `policy` (SL policy evaluator, priors) and `value` (value evaluator), either may be
+    None (heuristic priors; rollouts only). zero: `policy` is the dual-head evaluator.
+    """
+
+    def __init__(self, config: NetSearchConfig, policy=None, value=None,
+                 policy_features: str = "alphago48", value_features: str = "alphago49",
+                 seed: int | None = None):
+        self.config = config
+        self.policy, self.value = policy, value
+        self.policy_features, self.value_features = policy_features, value_features
+        self.tree = T.Tree(config.tree_capacity)
+        self._spare = None
+        self._root_key = None
+        self._rng = np.random.default_rng(seed)
+        self._pool = None
+        self.eval_time = 0.0
+        self.evaluations = 0
+        from engine.playout import seed as _seed
+        _seed(int(self._rng.integers(2**31)))
+
+    @property
+    def name(self) -> str:
+        return self.config.mode
+
+    # ---- tree reuse (same rule as the heuristic search) ---------------------------------------
+    def _prepare_root(self, game, color) -> None:
+        key = (game.size, game.komi, color, tuple(game.handicap), tuple(game.history))
+        old, self._root_key = self._root_key, key
+        t = self.tree
+        if old is not None and old[:2] == key[:2] and old[3] == key[3]:
+            prev, now = old[4], key[4]
+            if len(now) >= len(prev) and now[:len(prev)] == prev:
+                node = t.root
+                for _c, mv in now[len(prev):]:
+                    node = T.find_child(t.ti, node, mv) if node >= 0 else -1
+                if node >= 0 and int(t.ti[T.I_COLOR, node]) == 3 - color:
+                    if self._spare is None:
+                        self._spare = (np.zeros_like(t.ti), np.zeros_like(t.tf))
+                    ti2, tf2 = self._spare
+                    T.compact(t.ti, t.tf, t.tm, node, ti2, tf2)
+                    self._spare = (t.ti, t.tf)
+                    t.ti, t.tf = ti2, tf2
+                    return
+        t.reset(color)
+
+    # ---- evaluation ---------------------------------------------------------------------------
+    def _features(self, positions, name):
+        from engine.features import extract
+        return np.stack([extract(p, name) for p in positions]).astype(np.float32)
+
+    def _evaluate(self, positions, need_policy, need_value):
+        """(priors [B, N*N+1] or None, value_stm [B] or None) for the leaf positions."""
+        t0 = time.perf_counter()
+        priors = values = None
+        if self.config.mode == "zero":
+            ev = self.policy.evaluate(self._features(positions, "zero17"))
+            priors, values = ev.priors, ev.value_stm
+        else:
+            if need_policy is not None and self.policy is not None and need_policy.any():
+                sel = [p for p, f in zip(positions, need_policy) if f]
+                pr = self.policy.evaluate(self._features(sel, self.policy_features)).priors
+                priors = np.zeros((len(positions), pr.shape[1]), dtype=np.float32)
+                priors[need_policy] = pr
+            if need_value and self.value is not None:
+                values = self.value.evaluate(self._features(positions, self.value_features)).value_stm
+        self.eval_time += time.perf_counter() - t0
+        self.evaluations += len(positions)
+        return priors, values
+
+    # ---- expansion ----------------------------------------------------------------------------
+    def _expand(self, node, st, meta, net_priors, moves_buf, priors_buf) -> None:
+        """Children for every candidate move; priors from the network row (Pos order, pass last)
+        when given, else the heuristic ones."""
+        t = self.tree
+        if t.ti[T.I_FIRST, node] >= 0:
+            if net_priors is not None:
+                self._set_priors(node, net_priors, int(meta[B.M_N]))
+            return
+        if net_priors is None:
+            k = heuristic_priors(st, meta, meta[B.M_TOPLAY], moves_buf, priors_buf)
+        else:
+            k = candidate_moves(st, meta, moves_buf)
+            self._fill_priors(moves_buf[:k], net_priors, int(meta[B.M_N]), priors_buf)
+        T.alloc_children(t.ti, t.tf, t.tm, node, moves_buf, priors_buf, k)
+
+    def _fill_priors(self, moves, row, n, out) -> None:
+        w = n + 2
+        pos = np.where(moves >= 0, (moves // w - 1) * n + (moves % w - 1), n * n)
+        p = row[pos].astype(np.float64)
+        if self.config.mode == "alphago":
+            # the SL policy has no pass output: a small fixed share for pass
+            p[-1] = 1e-3
+            p = np.power(np.maximum(p, 1e-12), 1.0 / self.config.policy_temperature)
+        s = p.sum()
+        out[:len(moves)] = p / s if s > 0 else 1.0 / len(moves)
+
+    def _set_priors(self, node, row, n) -> None:
+        t = self.tree
+        kids = t.children(node)
+        moves = t.ti[T.I_MOVE, kids.start:kids.stop]
+        buf = np.empty(len(moves))
+        self._fill_priors(moves, row, n, buf)
+        t.tf[T.F_P, kids.start:kids.stop] = buf
+
+    def _add_root_noise(self) -> None:
+        cfg = self.config
+        if cfg.dirichlet_alpha <= 0:
+            return
+        t = self.tree
+        kids = t.children(t.root)
+        if len(kids) == 0:
+            return
+        noise = self._rng.dirichlet([cfg.dirichlet_alpha] * len(kids))
+        p = t.tf[T.F_P, kids.start:kids.stop]
+        t.tf[T.F_P, kids.start:kids.stop] = (1 - cfg.dirichlet_eps) * p + cfg.dirichlet_eps * noise
+
+    # ---- the search loop ------------------------------------------------------------------------
+    def search(self, game, color, playouts: int | None = None, seconds: float | None = None,
+               stop=None, report=None, report_interval: float = 1.0) -> SearchResult:
+        cfg = self.config
+        self._prepare_root(game, color)
+        t = self.tree
+        n = game.size
+        st0, meta0 = game.st.copy(), game.meta.copy()
+        meta0[B.M_TOPLAY] = color
+        a = st0.shape[1]
+        root_hist = np.zeros((8, a), dtype=np.int32)
+        hist_len = min(8, len(game.board_history))
+        for i, row in enumerate(game.board_history[-hist_len:]):
+            root_hist[i] = row
+        moves_buf = np.empty(a + 1, dtype=np.int32)
+        priors_buf = np.empty(a + 1, dtype=np.float64)
+        path = np.empty(4 * a + 64, dtype=np.int64)
+        max_moves = int(cfg.max_moves_factor * n * n)
+        use_rollouts = cfg.mode == "alphago" and (cfg.lam > 0 or self.value is None)
+        use_value = (cfg.mode == "zero") or (self.value is not None and cfg.lam < 1)
+        lam = 1.0 if (cfg.mode == "alphago" and self.value is None) else (
+            0.0 if cfg.mode == "zero" else cfg.lam)
+        if t.ti[T.I_FIRST, t.root] < 0:
+            self._expand_root(game, color, st0, meta0, root_hist, hist_len, moves_buf, priors_buf)
+        self._prune_root(game, color)
+        self._add_root_noise()
+        start = time.monotonic()
+        last_report = start
+        ran = 0
+        bs = cfg.batch_size
+        while True:
+            n_root = int(t.ti[T.I_N, t.root])
+            if playouts is not None and n_root >= playouts:
+                break
+            if seconds is not None and time.monotonic() - start >= seconds:
+                break
+            if stop is not None and stop.is_set():
+                break
+            want = bs if playouts is None else max(1, min(bs, playouts - n_root))
+            ran += self._batch(game, want, st0, meta0, root_hist, hist_len, path, moves_buf,
+                               priors_buf, lam, use_rollouts, use_value, max_moves)
+            now = time.monotonic()
+            if report is not None and now - last_report >= report_interval:
+                last_report = now
+                report(self._result(game, color, ran, now - start, lam))
+        return self._result(game, color, ran, time.monotonic() - start, lam)
+
+    def _expand_root(self, game, color, st0, meta0, root_hist, hist_len, moves_buf, priors_buf):
+        pos = Position(st0.copy(), meta0.copy(), [root_hist[i].copy() for i in range(hist_len)],
+                       game.size)
+        need = np.array([True])
+        priors, _ = self._evaluate([pos], need, False) if (self.policy is not None) else (None, None)
+        self._expand(self.tree.root, st0, meta0, priors[0] if priors is not None else None,
+                     moves_buf, priors_buf)
+
+    def _prune_root(self, game, color) -> None:
+        t = self.tree
+        for ch in t.children(t.root):
+            mv = int(t.ti[T.I_MOVE, ch])
+            if mv >= 0 and game.illegal_reason(color, mv) is not None:
+                t.ti[T.I_FLAGS, ch] |= T.PRUNED
+
+    def _batch(self, game, want, st0, meta0, root_hist, hist_len, path, moves_buf, priors_buf,
+               lam, use_rollouts, use_value, max_moves) -> int:
+        cfg = self.config
+        t = self.tree
+        a = st0.shape[1]
+        paths, leaves, terminal_z = [], [], []
+        sts = np.empty((want, B.NF, a), dtype=st0.dtype)
+        metas = np.empty((want, B.NM), dtype=meta0.dtype)
+        hist = np.empty((8, a), dtype=np.int32)
+        seen = set()
+        for i in range(want):
+            length = descend(t.ti, t.tf, t.tm, path, cfg.c_puct, lam, cfg.fpu, cfg.n_vl,
+                             cfg.use_alphazero_c, cfg.c_base, cfg.c_init)
+            p = path[:length].copy()
+            leaf = int(p[-1])
+            st, meta = st0.copy(), meta0.copy()
+            hist[:hist_len] = root_hist[:hist_len]
+            k, terminal = apply_path(t.ti, st, meta, p, length, hist, hist_len)
+            if terminal:
+                out = np.empty(a, dtype=np.int8)
+                d = B.area_ownership(st, meta, out) - game.komi
+                z = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+                T.backup(t.ti, t.tf, p, length, z, True, z, True, cfg.n_vl)
+                continue
+            if leaf in seen:  # collision within the batch: undo and let the others go
+                T.add_virtual_loss(t.ti, p, length, -cfg.n_vl)
+                continue
+            seen.add(leaf)
+            j = len(leaves)
+            sts[j], metas[j] = st, meta
+            leaves.append(Position(st, meta, [hist[x].copy() for x in range(k)], game.size))
+            paths.append(p)
+        m = len(leaves)
+        if m == 0:
+            return want
+        # which leaves get expanded (and so need the policy) now
+        if cfg.mode == "zero":
+            expand = np.ones(m, dtype=bool)
+        else:
+            expand = np.array([t.ti[T.I_N, int(p[-1])] + 1 >= cfg.n_thr
+                               and t.ti[T.I_FIRST, int(p[-1])] < 0 for p in paths])
+        result = {}
+
+        def run_net():
+            result["net"] = self._evaluate(leaves, expand, use_value)
+
+        worker = None
+        if use_value or (expand.any() and self.policy is not None):
+            worker = threading.Thread(target=run_net)
+            worker.start()
+        z = None
+        if use_rollouts:
+            roll_sts, roll_metas = sts[:m].copy(), metas[:m].copy()
+            z = rollouts(roll_sts, roll_metas, m, game.komi, max_moves)
+        if worker is not None:
+            worker.join()
+        priors, values = result.get("net", (None, None))
+        for j, p in enumerate(paths):
+            leaf = int(p[-1])
+            if expand[j]:
+                row = priors[j] if priors is not None else None
+                self._expand(leaf, sts[j], metas[j], row, moves_buf, priors_buf)
+            v_black = 0.0
+            if values is not None:
+                v = float(values[j])
+                v_black = v if metas[j][B.M_TOPLAY] == B.BLACK else -v
+            zb = float(z[j]) if z is not None else 0.0
+            T.backup(t.ti, t.tf, p, len(p), zb, z is not None, v_black, values is not None,
+                     cfg.n_vl)
+        return want
+
+    def _result(self, game, color, ran, elapsed, lam) -> SearchResult:
+        return summarize_root(self.tree, color, game.size, simulations=ran, elapsed=elapsed,
+                              lam=lam)
+
+
+class PolicyPlayer:
+    """`--search policy`: the SL network's most probable legal move, no search (AlphaGo's
+    "SL policy alone", the human-like strength setting)."""
+
+    name = "policy"
+
+    def __init__(self, policy, features: str = "alphago48", temperature: float = 0.0, seed=None):
+        self.policy, self.features = policy, features
+        self.temperature = temperature  # 0 = argmax, else sample from p^(1/T)
+        self._rng = np.random.default_rng(seed)
+        self.config = None
+
+    def search(self, game, color, playouts=None, seconds=None, stop=None, report=None,
+               report_interval=1.0) -> SearchResult:
+        from engine.features import extract
+        from engine.search.result import MoveStat
+        t0 = time.monotonic()
+        pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history), game.size)
+        pos.meta[B.M_TOPLAY] = color
+        pri = self.policy.evaluate(extract(pos, self.features)[None].astype(np.float32)).priors[0]
+        n = game.size
+        stats = []
+        for mv in game.legal_moves(color):
+            if B.is_eye(game.st, game.meta, mv, color):
+                continue
+            w = n + 2
+            stats.append(MoveStat(move=mv, visits=0, winrate=0.5,
+                                  prior=float(pri[(mv // w - 1) * n + mv % w - 1]), lcb=0.0))
+        if not stats:
+            stats = [MoveStat(move=PASS, visits=1, winrate=0.5, prior=1.0, lcb=0.0)]
+        stats.sort(key=lambda s: s.prior, reverse=True)
+        if self.temperature > 0 and len(stats) > 1:
+            p = np.array([s.prior for s in stats]) ** (1.0 / self.temperature)
+            i = int(self._rng.choice(len(stats), p=p / p.sum()))
+            stats.insert(0, stats.pop(i))
+        for i, s in enumerate(stats):
+            s.order = i
+            s.visits = 1 if i == 0 else 0
+            s.pv = [s.move]
+        return SearchResult(color=color, moves=stats, root_visits=1, simulations=1,
+                            elapsed=time.monotonic() - t0)
+
+
+__all__ = ["NetSearchConfig", "NetworkSearch", "PolicyPlayer"]
