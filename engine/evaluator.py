@@ -45,7 +45,7 @@ def uniform_priors(batch: int, n: int, legal_mask: np.ndarray | None) -> np.ndar
 
 
 class UniformEvaluator:
-    """Equal priors over the legal moves and value 0: search guided by nothing but its own visits."""
+    """Equal priors over the legal moves and value 0: search guided only by its own visits."""
 
     def evaluate(self, planes: np.ndarray, legal_mask: np.ndarray | None = None) -> Evaluation:
         batch, n = planes.shape[0], planes.shape[-1]

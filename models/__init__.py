@@ -1,1 +1,1 @@
-"""Trained networks at play time: ONNX files, their contract, and the OnnxEvaluator (onnxruntime)."""
+"""Trained networks at play time: ONNX files, their contract, the OnnxEvaluator (onnxruntime)."""

@@ -2,19 +2,19 @@
 
 ONNX `metadata_props` (all values are strings):
 
-| key               | meaning                                                                 |
-|-------------------|-------------------------------------------------------------------------|
-| kind              | policy, value, rollout or zero                                          |
-| feature_set       | the `engine.features` set the input planes come from, e.g. alphago48    |
-| feature_version   | that set's version; the engine refuses a model built for another one    |
-| planes            | number of input planes C of input "planes" [B, C, N, N]                 |
-| board_sizes       | comma-separated sizes the model was checked on, e.g. "9,13,19"          |
-| value_perspective | always side_to_move                                                      |
-| policy_index      | row_major (policy: N*N logits) or row_major+pass (zero: N*N+1, pass last) |
-| training_data     | free text: where the training positions came from                       |
-| heldout_top1      | held-out top-1 move accuracy, or "" when not measured                   |
-| sha256            | sha256 of the trained weights (`training.nets.weights_sha256`)           |
-| net_config        | JSON of the network's config dict (`training.nets.build`)               |
+| key               | meaning                                                              |
+|-------------------|----------------------------------------------------------------------|
+| kind              | policy, value, rollout or zero                                       |
+| feature_set       | the `engine.features` set the input planes come from, e.g. alphago48 |
+| feature_version   | that set's version; the engine refuses a model built for another one |
+| planes            | number of input planes C of input `planes` [B, C, N, N]              |
+| board_sizes       | comma-separated sizes the model runs on, e.g. "9,13,19" or "19"      |
+| value_perspective | always side_to_move                                                  |
+| policy_index      | row_major (policy: N*N), row_major+pass (zero: N*N+1), none (value)  |
+| training_data     | free text: where the training positions came from                    |
+| heldout_top1      | held-out top-1 move accuracy, or "" when not measured                |
+| sha256            | sha256 of the trained weights (`training.nets.weights_sha256`)       |
+| net_config        | JSON of the network's config dict (`training.nets.build`)            |
 
 Inputs and outputs are named too: input `planes` float32[B, C, N, N]; outputs `policy_logits`
 (policy: [B, N*N]; zero: [B, N*N+1]) and `value` ([B], tanh, side to move).
@@ -68,7 +68,7 @@ class ModelMetadata:
 
     @classmethod
     def from_props(cls, props: dict[str, str], where: str = "model") -> ModelMetadata:
-        """Parse ONNX metadata_props; ModelError naming `where` when a key is missing or malformed."""
+        """Parse ONNX metadata_props; ModelError naming `where` if a key is missing or malformed."""
         missing = [k for k in REQUIRED_KEYS if k not in props]
         if missing:
             raise ModelError(f"{where}: metadata lacks {', '.join(missing)}; "
@@ -99,8 +99,9 @@ class ModelMetadata:
                              f"expected {feature_set!r}")
         want = EXPECTED[self.feature_set]
         if self.feature_version != want:
-            raise ModelError(f"{where}: built for {self.feature_set} version {self.feature_version}, "
-                             f"this engine computes version {want}; re-export or retrain it")
+            raise ModelError(f"{where}: built for {self.feature_set} version "
+                             f"{self.feature_version}, this engine computes version {want}; "
+                             f"re-export or retrain it")
         if self.planes != PLANES[self.feature_set]:
             raise ModelError(f"{where}: says {self.planes} planes, but {self.feature_set} has "
                              f"{PLANES[self.feature_set]}")

@@ -389,14 +389,21 @@ def _fast_parse(data: bytes, start: int):
     return root, _SIMPLE_MOVE.findall(m.group("moves")), m.end()
 
 
+# sgfmill's parser for one game tree starting at a given offset (what its public
+# parse_sgf_game / parse_sgf_collection use); fall back to the public API if it moves.
+_PARSE_ONE = getattr(sgf_grammar, "_parse_sgf_game", None)
+
+
 def _sgfmill_parse(data: bytes, start: int):
-    """(main line property maps, end) via sgfmill; raises SgfError("parse error")."""
+    """(main line property maps, end offset) via sgfmill; raises SgfError("parse error")."""
     try:
-        tree, end = sgf_grammar._parse_sgf_game(data, start)   # one game tree from `start`
+        if _PARSE_ONE is not None:
+            tree, end = _PARSE_ONE(data, start)
+        else:  # pragma: no cover
+            tree = sgf_grammar.parse_sgf_game(memoryview(data)[start:])
+            end = sgf_grammar.tokenise(data, start)[1]
     except ValueError as e:
         raise SgfError("parse error", str(e)) from None
-    except Exception as e:  # pragma: no cover - sgfmill internals changed
-        raise SgfError("parse error", "%s: %s" % (type(e).__name__, e)) from None
     if tree is None:
         raise SgfError("not sgf")
     return list(sgf_grammar.main_sequence_iter(tree)), end
@@ -479,11 +486,8 @@ def read_sgf_collection(data: bytes | str, source: str | None = None, *,
         try:
             rec, end = _read_one(data, pos, src, comments, fast)
         except SgfError as e:
-            if e.reason in ("parse error", "not sgf"):
-                out.append(SgfError(e.reason, e.detail, src))
-                break
             out.append(SgfError(e.reason, e.detail, src))
-            end = _end_of_tree(data, pos)
+            end = None if e.reason in ("parse error", "not sgf") else _end_of_tree(data, pos)
             if end is None:
                 break
         else:
@@ -494,10 +498,9 @@ def read_sgf_collection(data: bytes | str, source: str | None = None, *,
 
 def _end_of_tree(data: bytes, start: int) -> int | None:
     try:
-        _, end = sgf_grammar._parse_sgf_game(data, start)
-    except ValueError:
+        return _sgfmill_parse(data, start)[1]
+    except SgfError:
         return None
-    return end
 
 
 def read_sgf_file(path, *, comments: bool = False) -> GameRecord:

@@ -154,13 +154,7 @@ def check_board(g: Game) -> None:
                 continue
             stones, libs = flood_string(colors, p, w)
             done |= stones
-            where = f"string at {format_gtp(p, n)}\n{board_text(g)}"
             head = int(st[B.F_HEAD, p])
-            assert head in stones, where
-            assert all(st[B.F_HEAD, s] == head for s in stones), where
-            assert st[B.F_SIZE, head] == len(stones), where
-            assert st[B.F_LIBS, head] == len(libs), where
-            assert len(libs) > 0, "string without liberties: " + where
             visited = []
             s = head
             for _ in range(len(stones) + 1):
@@ -168,7 +162,12 @@ def check_board(g: Game) -> None:
                 s = int(st[B.F_NEXT, s])
                 if s == head:
                     break
-            assert s == head and len(visited) == len(stones) and set(visited) == stones, where
+            ok = (head in stones and all(st[B.F_HEAD, s] == head for s in stones)
+                  and st[B.F_SIZE, head] == len(stones) and st[B.F_LIBS, head] == len(libs) > 0
+                  and s == head and len(visited) == len(stones) and set(visited) == stones)
+            assert ok, (f"string at {format_gtp(p, n)}: head {head}, size {st[B.F_SIZE, head]} vs "
+                        f"{len(stones)}, libs {st[B.F_LIBS, head]} vs {len(libs)}, list {visited}"
+                        f"\n{board_text(g)}")
     k = int(meta[B.M_NEMPTY])
     elist = [int(x) for x in st[B.F_ELIST, :k]]
     assert len(elist) == len(empties) and set(elist) == empties

@@ -116,6 +116,8 @@ def test_timeout_forfeits_and_engine_is_restarted(script, tmp_path):
     assert summary.wins == {"A": 0, "B": 2}
     assert all(r.forfeit_reason.startswith("timeout") for r in summary.results)
     assert m.players["A"].restarts == 1               # killed after game 1, fresh for game 2
+    assert m.players["A"].name == "Script-sleep 1.0"  # GTP name + version, kept over restarts
+    assert [r.white_name for r in summary.results] == ["Script-normal 1.0", "Script-sleep 1.0"]
     assert "A: timeout" in summary.forfeit_reasons
 
 
@@ -142,12 +144,12 @@ def test_time_commands_and_loss_on_time(script, tmp_path):
     Match(cfg).run()
     sent = [line.split(" ", 1)[1] for line in log.read_text().splitlines()]   # drop the ids
     assert "time_settings 0 2 1" in sent and "time_left b 2 1" in sent
-    # a real clock: 1 s absolute, 0.3 s per move, no lag: A runs out at its 4th move
-    cfg = _config(script + ["slow", "0.3"], script + ["normal"], tmp_path, games=1,
+    # a real clock: 1 s absolute, 0.4 s per move, no lag: A runs out at its 3rd move
+    cfg = _config(script + ["slow", "0.4"], script + ["normal"], tmp_path, games=1,
                   time_control=TimeControl(1, 0, 1), enforce_time=True, lag=0.0)
     r = Match(cfg).run().results[0]
     assert r.forfeit_by == "A" and r.forfeit_reason.startswith("lost on time")
-    assert r.moves == 7                                # A's 4th move is on the board
+    assert r.moves == 5                                # A's 3rd move is on the board
 
 
 # ----------------------------------------------------------------------------- scoring

@@ -115,6 +115,53 @@ def test_play_records_and_alternates():
     check_board(g)
 
 
+def test_liberties_are_exact_when_strings_merge():
+    g = load_board("""
+        . . . . .
+        . . X . .
+        . X . X .
+        . . X . .
+        . . . . .""")
+    for v in ("C4", "B3", "D3", "C2"):
+        assert g.liberties(pt(g, v)) == 4
+    play(g, "C3")  # joins four strings that share liberties
+    assert g.liberties(pt(g, "C3")) == 8
+    assert all(g.liberties(pt(g, v)) == 8 for v in ("C4", "B3", "D3", "C2"))
+
+
+def test_liberty_taken_once_from_a_string_touched_on_three_sides():
+    g = load_board("""
+        . O O O .
+        . O . O .
+        . . . . .
+        . . . . .
+        . . . . .""")
+    assert g.liberties(pt(g, "B5")) == 7
+    play(g, "C4")
+    assert g.liberties(pt(g, "B5")) == 6 and g.liberties(pt(g, "C4")) == 1
+    assert play(g, "C3") == [1]  # White takes the stone's last liberty
+    assert g.color_at(pt(g, "C4")) == EMPTY and g.captures == (0, 1)
+    assert g.liberties(pt(g, "B5")) == 7  # C4 is given back once
+    assert g.liberties(pt(g, "C3")) == 4 and g.ko_point == -1
+
+
+def test_board_history_keeps_the_last_eight_positions():
+    g = Game(5)
+    boards = [g.st[B.F_COLOR].copy()]
+    for v in ("C3", "C4", "pass", "D4", "B4", "D3", "B3", "E4", "A4", "pass", "C5"):
+        play(g, v)
+        boards.append(g.st[B.F_COLOR].copy())
+        want = boards[-8:]
+        assert len(g.board_history) == len(want)
+        assert all(np.array_equal(a, b) for a, b in zip(g.board_history, want))
+    for _ in range(6):
+        g.undo()
+        boards.pop()
+        want = boards[-8:]
+        assert len(g.board_history) == len(want)
+        assert all(np.array_equal(a, b) for a, b in zip(g.board_history, want))
+
+
 # ---- captures --------------------------------------------------------------------------------
 
 def test_capture_corner():
@@ -438,8 +485,8 @@ def test_single_stone_suicide_under_situational_superko_acts_as_a_pass():
     assert g.hash == h and g.color_at(a5) == EMPTY and g.captures == (1, 0)
     assert g.to_play == BLACK and g.passes_in_a_row == 0
     check_board(g)
-    # Black passes (the start position with White to move, which is not a stone play), then a
-    # second White suicide would make "these stones, Black to move" again: superko.
+    # After Black passes it is White to move with the same stones; a second White suicide would
+    # again make "these stones, Black to move", the position White's first suicide made: superko.
     play(g, "pass")
     assert_illegal_unchanged(g, WHITE, a5, "superko")
 

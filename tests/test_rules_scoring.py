@@ -246,8 +246,11 @@ def test_set_free_handicap_shapes():
     assert (g.board_colors() == BLACK).sum() == 8
     assert g.liberties(every[0]) == 1
     check_board(g)
-    # White's only move would be a suicide
-    assert g.legal_moves(WHITE) == []
+    # White's only move takes the whole board
+    assert g.legal_moves(WHITE) == [every[-1]]
+    assert g.play(WHITE, every[-1]) == 8
+    assert g.captures == (0, 8)
+    check_board(g)
     g2 = Game(9)
     g2.set_handicap([pt(g2, "A1"), pt(g2, "A2"), pt(g2, "B1")])  # stones may touch
     assert g2.liberties(pt(g2, "A1")) == 3
@@ -314,13 +317,15 @@ def test_set_handicap_needs_an_empty_board():
     assert g.to_play == WHITE
 
 
-def test_handicap_position_counts_for_superko():
-    # after a handicap, the handicap position is the first position of the game
-    g = Game(9)
+@pytest.mark.parametrize("rules", [Rules(), Rules(superko="situational")])
+def test_handicap_position_starts_the_history(rules):
+    # the empty board before the handicap is forgotten; the handicap position (White to move)
+    # is the first position seen
+    g = Game(9, rules)
     g.set_handicap([pt(g, "E5"), pt(g, "E3")])
-    assert g._seen == [g.hash]
+    assert g._seen == [g._key()] and g._seen_set == {g._key()}
+    assert len(g.board_history) == 1
     g.play(WHITE, pt(g, "E4"))
     assert g.liberties(pt(g, "E4")) == 2
     check_board(g)
     assert np.array_equal(g.board_colors()[4:7, 4], np.array([BLACK, WHITE, BLACK]))
-    assert rows_array(". X\n. .").shape == (2, 2)

@@ -1,12 +1,12 @@
-"""Export a trained net to the ONNX file the engine plays with, and prove the file computes the same.
+"""Export a trained net to the ONNX file the engine plays with, and prove it computes the same.
 
     from training.nets import build
     from training.export import export_onnx
     export_onnx(build("policy", "cpu"), "policy", "models/bundled/policy_cpu.onnx",
                 {"training_data": "KGS 2004-2019 6d+", "heldout_top1": "0.512"})
 
-The file has input `planes` float32[B, C, N, N] with dynamic B, and dynamic N as well when the net is
-fully convolutional (one file runs on 9, 13 and 19); outputs are named as in `models.metadata`. The
+The file has input `planes` float32[B, C, N, N] with dynamic B, and dynamic N as well when the net
+is fully convolutional (one file runs on 9, 13 and 19); outputs are named as in `models.metadata`. The
 contract goes into `metadata_props` (see `models.metadata` for the keys). Before the file appears at
 `path`, onnxruntime must reproduce torch's outputs within `atol` on random inputs of sizes 9 and 19
 (only `board_size` for a fixed-size net); otherwise `ExportError` and nothing is written.
@@ -45,7 +45,7 @@ class ExportError(RuntimeError):
 
 def export_onnx(model: nn.Module, kind: str, path: str | os.PathLike, metadata: dict,
                 board_size: int = 19, atol: float = 1e-4) -> dict[str, str]:
-    """Write `model` as ONNX to `path` (atomically), checked for parity; returns the metadata_props."""
+    """Write `model` as ONNX to `path` (atomically) after the parity check; returns its props."""
     if kind not in OUTPUT_NAMES:
         raise ValueError(f"cannot export kind {kind!r}; expected one of {sorted(OUTPUT_NAMES)}")
     unknown = set(metadata) - set(CALLER_KEYS)

@@ -3,24 +3,24 @@
 All nets take float32[B, C, N, N] planes from `engine.features.extract` (side to move, row 0 at the
 top), are fully convolutional where the paper allows it, and so run on 9x9, 13x13 and 19x19 alike.
 
-| kind   | class     | input            | outputs                                                    |
-|--------|-----------|------------------|------------------------------------------------------------|
-| policy | PolicyNet | 48 (alphago48)   | policy_logits [B, N*N] (row-major, no pass)                |
-| value  | ValueNet  | 49 (alphago49)   | value [B] (tanh, side to move)                             |
-| zero   | ZeroNet   | 17 (zero17)      | policy_logits [B, N*N+1] (pass last), value [B] (tanh, stm)|
+| kind   | class     | input          | outputs                                                   |
+|--------|-----------|----------------|-----------------------------------------------------------|
+| policy | PolicyNet | 48 (alphago48) | policy_logits [B, N*N] (row-major, no pass)               |
+| value  | ValueNet  | 49 (alphago49) | value [B] (tanh, side to move)                            |
+| zero   | ZeroNet   | 17 (zero17)    | policy_logits [B, N*N+1] (pass last), value [B] (tanh)    |
 
-References: Silver et al. 2016 (Nature 529, "Mastering the game of Go with deep neural networks and
-tree search"), Methods, "Neural network architecture"; Silver et al. 2017 (Nature 550, "Mastering the
-game of Go without human knowledge"), Methods, "Neural network architecture". See
-shared/docs/ALGORITHMS.md section 3.2.
+References: Silver et al. 2016 (Nature 529, "Mastering the game of Go with deep neural networks
+and tree search"), Methods, "Neural network architecture"; Silver et al. 2017 (Nature 550,
+"Mastering the game of Go without human knowledge"), Methods, "Neural network architecture".
+See shared/docs/ALGORITHMS.md section 3.2.
 
 Deviations from the papers, each made so that one network serves every board size:
 
 - PolicyNet's "separate bias per point" is a `PositionBias`: a learned table indexed by the point's
   distances to the nearest horizontal and vertical edges (capped at 9), symmetrised so that it is
   invariant under the 8 board symmetries. On 19x19 with cap 9 this is exactly as expressive as a
-  per-point bias restricted to be symmetric (55 free values = the 55 orbits of the 361 points), which
-  is what 8-fold augmented training drives a per-point bias towards anyway. On 9x9 and 13x13 the
+  per-point bias restricted to be symmetric (55 free values = the 55 orbits of the 361 points),
+  which is what 8-fold augmented training drives a per-point bias towards anyway. On 9x9 and 13x13 the
   points near the edge share the 19x19 values of the same line, which is the meaningful quantity.
 - ValueNet(head="pool") and ZeroNet(value_head="pool") replace the fully connected layer over the
   N*N points by mean and max pooling over the board, then the same FC 256 -> FC 1 -> tanh.
@@ -46,26 +46,28 @@ from torch.nn import functional as F
 KINDS = ("policy", "value", "zero")
 
 # The "paper" presets are the published networks; the "cpu" presets were chosen with
-# benchmarks/bench_nets.py (onnxruntime, 1 thread, AMD EPYC) to cost about 1 ms per 19x19 position
-# at batch 1: the measured ms per position at 19x19 / 9x9 is given on each line.
+# benchmarks/bench_nets.py to cost about 1 ms per 19x19 position at batch 1 (onnxruntime, 1 thread,
+# AMD EPYC, shared machine). Measured ms per position at batch 1, 19x19 / 9x9, on each line.
 PRESETS: dict[str, dict[str, dict]] = {
     "policy": {
-        # AlphaGo's match network, k = 192: 3.9 M parameters, ~39 ms / ~9 ms
+        # AlphaGo's match network, k = 192: 3.9 M parameters, ~20-25 ms / ~3.5-5 ms
         "paper": dict(planes=48, layers=13, filters=192),
-        # the paper's depth at a quarter of its width: 0.29 M parameters, ~1.1 ms / ~0.28 ms
+        # the paper's depth at a quarter of its width: 0.29 M parameters, ~1.0 ms / ~0.27 ms
+        # (8 x 64: 0.98 ms, 12 x 48: 1.05 ms, 8 x 48: 0.72 ms, 6 x 32: 0.31 ms)
         "cpu": dict(planes=48, layers=13, filters=48),
     },
     "value": {
-        # AlphaGo's value network, fixed to 19x19: 4.0 M parameters, ~40 ms
+        # AlphaGo's value network, fixed to 19x19: 4.0 M parameters, ~30-35 ms
         "paper": dict(planes=49, layers=13, filters=192, head="fc", board_size=19, fc=256),
-        # the cpu policy trunk with the pooled head (any size): 0.31 M, ~1.15 ms / ~0.30 ms
+        # the cpu policy trunk with the pooled head (any size): 0.31 M, ~1.1 ms / ~0.29 ms
         "cpu": dict(planes=49, layers=13, filters=48, head="pool", board_size=19, fc=256),
     },
     "zero": {
-        # AlphaGo Zero's 20-block net (stem + 19 blocks x 256): 22.5 M parameters
+        # AlphaGo Zero's 20-block net (stem + 19 blocks x 256): 22.5 M parameters,
+        # ~80-130 ms / ~21 ms
         "paper": dict(planes=17, filters=256, blocks=19, policy_head="conv", value_head="pool",
                       value_channels=32, fc=256, board_size=19),
-        # 6 blocks x 48: 0.28 M parameters, ~1.0 ms / ~0.25 ms
+        # 6 blocks x 48: 0.28 M parameters, ~1.0 ms / ~0.25 ms (4 x 64: 1.05 ms, 4 x 48: 0.65 ms)
         "cpu": dict(planes=17, filters=48, blocks=6, policy_head="conv", value_head="pool",
                     value_channels=32, fc=256, board_size=19),
     },
@@ -286,7 +288,7 @@ def from_config(config: dict) -> nn.Module:
 
 
 def weights_sha256(net: nn.Module) -> str:
-    """sha256 over the state dict (sorted names, then each tensor's raw bytes): names the weights."""
+    """sha256 over the state dict (sorted names, each tensor's raw bytes): names the weights."""
     h = hashlib.sha256()
     for name, tensor in sorted(net.state_dict().items()):
         h.update(name.encode())

@@ -12,9 +12,12 @@ Extracting never modifies the game.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from engine.features.alphago import alphago_planes, kernel_offsets
+from engine.features.ladder import new_scratch
 from engine.features.registry import (FEATURE_SETS, FEATURE_VERSIONS, HISTORY_GROUPS,
                                       KERNEL_GROUPS, FeatureSet, get)
 from engine.features.zero import history_planes
@@ -36,6 +39,19 @@ def _plan(fs: FeatureSet) -> tuple[np.ndarray | None, bool]:
     return plan
 
 
+_LOCAL = threading.local()  # per thread: board size -> kernel scratch (marks, ladder board pool)
+
+
+def _scratch(n: int):
+    cache = getattr(_LOCAL, "scratch", None)
+    if cache is None:
+        cache = _LOCAL.scratch = {}
+    s = cache.get(n)
+    if s is None:
+        s = cache[n] = new_scratch(n)
+    return s
+
+
 def num_planes(name: str | FeatureSet) -> int:
     return get(name).num_planes
 
@@ -52,7 +68,7 @@ def extract_into(game, name: str | FeatureSet, out: np.ndarray, color: int | Non
     offs, history = _plan(fs)
     flat = out.reshape(fs.num_planes, n * n)
     if offs is not None:
-        alphago_planes(game.st, game.meta, c, offs, flat)
+        alphago_planes(game.st, game.meta, c, offs, flat, *_scratch(n))
     else:
         out[...] = 0
     if history:

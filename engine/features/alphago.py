@@ -28,7 +28,7 @@ from numba import njit
 
 from engine.board import (BLACK, EMPTY, F_AGE, F_COLOR, F_HEAD, F_LIBS, F_NEXT, F_SIZE, M_KO,
                           M_KOCOLOR, M_MOVENUM, M_N, M_W, is_eye)
-from engine.features.ladder import ladder_captures, ladder_escapes, new_scratch
+from engine.features.ladder import ladder_captures, ladder_escapes
 from engine.features.registry import KERNEL_GROUPS
 
 # Group ids: the index of each group in `offs`, in registry.KERNEL_GROUPS order.
@@ -138,7 +138,8 @@ def _stone_planes(st, meta, p, pos, c, offs, out):
 
 
 @njit(cache=True)
-def _candidate_planes(st, meta, p, pos, c, offs, out, own, cap, mk, ctr):
+def _candidate_planes(st, meta, p, pos, c, offs, out, own, cap, mk, ctr, pool_st, pool_meta,
+                      frames):
     """The candidate-move planes at empty point p; nothing is written if p is not legal for c."""
     w = meta[M_W]
     opp = 3 - c
@@ -197,21 +198,22 @@ def _candidate_planes(st, meta, p, pos, c, offs, out, own, cap, mk, ctr):
             out[offs[G_SELF_ATARI_SIZE] + _bucket(size, 8) - 1, pos] = 1
     if offs[G_SENSIBLENESS] >= 0 and not is_eye(st, meta, p, c):
         out[offs[G_SENSIBLENESS], pos] = 1
-    if offs[G_LADDER_CAPTURE] >= 0 and ataris and ladder_captures(st, meta, p, c, mk, ctr):
+    if offs[G_LADDER_CAPTURE] >= 0 and ataris and ladder_captures(st, meta, p, c, mk, ctr,
+                                                                         pool_st, pool_meta, frames):
         out[offs[G_LADDER_CAPTURE], pos] = 1
     if (offs[G_LADDER_ESCAPE] >= 0 and (own_in_atari or n_cap > 0)
-            and ladder_escapes(st, meta, p, c, mk, ctr)):
+            and ladder_escapes(st, meta, p, c, mk, ctr, pool_st, pool_meta, frames)):
         out[offs[G_LADDER_ESCAPE], pos] = 1
 
 
 @njit(cache=True)
-def alphago_planes(st, meta, c, offs, out):
+def alphago_planes(st, meta, c, offs, out, mk, ctr, pool_st, pool_meta, frames):
     """Write the kernel groups of `offs` for player c into out uint8[C, N*N] (all of out is
-    overwritten; planes of groups not in `offs` are left 0). Does not modify the board."""
+    overwritten; planes of groups not in `offs` are left 0). Does not modify the board.
+    mk .. frames: scratch from `engine.features.ladder.new_scratch(N)`."""
     n = meta[M_N]
     w = meta[M_W]
     out[:, :] = 0
-    mk, ctr = new_scratch(w * w)
     own = np.empty(4, dtype=np.int64)
     cap = np.empty(4, dtype=np.int64)
     candidates = False
@@ -230,6 +232,7 @@ def alphago_planes(st, meta, c, offs, out):
                 if offs[G_STONE_COLOUR] >= 0:
                     out[offs[G_STONE_COLOUR] + 2, pos] = 1
                 if candidates:
-                    _candidate_planes(st, meta, p, pos, c, offs, out, own, cap, mk, ctr)
+                    _candidate_planes(st, meta, p, pos, c, offs, out, own, cap, mk, ctr,
+                                      pool_st, pool_meta, frames)
             else:
                 _stone_planes(st, meta, p, pos, c, offs, out)

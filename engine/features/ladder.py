@@ -19,31 +19,44 @@ Chaser to move (the runner has exactly two liberties a, b). The chaser may atari
 that move is legal; the ladder works if ANY of them works. An atari at x is not tried when the
 runner, extending on the other liberty y, would have 3+ liberties even before counting captures:
 that is a certain escape and costs no board copy. A chaser atari that is itself a self-atari is read
-like any other move: the runner's reply of capturing it is among its options.
+like any other move: the runner's reply of capturing it is among its options, and the ladder fails
+if that capture lets the runner out.
 
 Bounds: at most `MAX_LADDER_PLIES` plies deep and `LADDER_BUDGET` plays per top-level question.
 A reading that runs out of either is inconclusive and counts as "not captured": ladder_capture is
 then 0, and a ladder escape whose string could not be proven capturable is 1.
+
+Implementation: an explicit-stack depth-first search (numba cannot cache recursive functions) over
+a pool of board slots. A node tries its options in order; the last option is played in the node's
+own slot, the others on a copy in the next slot, so a ladder with one sensible continuation per
+node costs one board copy in all.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from engine.board import (EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, LEGAL, M_W,
+from engine.board import (EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, LEGAL, M_W, NF, NM,
                           find_liberty, find_two_liberties, legality, play)
 
 MAX_LADDER_PLIES = 128  # a ladder across a 25x25 board is under 100 plies
 LADDER_BUDGET = 2000    # plays per top-level ladder question
+MAX_OPTIONS = 12        # runner options: captures of adjacent chaser strings in atari + extension
 
-# Scratch counters, ctr[0]: mark stamp (for the caller's mark array), ctr[1]: plays used.
+# ctr[C_STAMP]: mark stamp for the mark array mk; ctr[C_PLAYS]: plays used by the current question.
 C_STAMP, C_PLAYS = 0, 1
+# Frame fields: node kind, board slot, number of options, next option, then the options.
+K_KIND, K_SLOT, K_NOPT, K_NEXT, K_OPTS = 0, 1, 2, 3, 4
+RUNNER, CHASER = 0, 1
 
 
-@njit(cache=True)
-def new_scratch(area):
-    """Marks (int32[area]) and counters (int64[2]) shared by the feature kernels."""
-    return np.zeros(area, dtype=np.int32), np.zeros(2, dtype=np.int64)
+def new_scratch(n: int):
+    """Scratch for the feature kernels on an n x n board: (mk, ctr, pool_st, pool_meta, frames)."""
+    a = (n + 2) * (n + 2)
+    slots = MAX_LADDER_PLIES + 2
+    return (np.zeros(a, dtype=np.int32), np.zeros(2, dtype=np.int64),
+            np.empty((slots, NF, a), dtype=np.int32), np.empty((slots, NM), dtype=np.int64),
+            np.empty((slots, K_OPTS + MAX_OPTIONS), dtype=np.int64))
 
 
 @njit(cache=True)
@@ -100,11 +113,23 @@ def extension_libs(st, meta, head, lib, banned, mk, ctr, cap):
 
 
 @njit(cache=True)
-def _runner_options(st, meta, head, runner, out):
-    """Candidate runner moves into out: liberties of adjacent chaser strings in atari, then the
-    runner's own liberty. Returns how many (distinct, not yet checked for legality)."""
+def _add_option(frame, k, x):
+    for i in range(k):
+        if frame[K_OPTS + i] == x:
+            return k
+    if k < MAX_OPTIONS:
+        frame[K_OPTS + k] = x
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _runner_options(st, meta, prey, chaser, frame):
+    """The runner's legal options into frame: liberties of adjacent chaser strings in atari (to
+    capture them), then its own liberty (to extend). Returns how many."""
     w = meta[M_W]
-    chaser = 3 - runner
+    runner = 3 - chaser
+    head = st[F_HEAD, prey]
     k = 0
     s = head
     while True:
@@ -112,100 +137,112 @@ def _runner_options(st, meta, head, runner, out):
             if st[F_COLOR, q] == chaser:
                 hq = st[F_HEAD, q]
                 if st[F_LIBS, hq] == 1:
-                    lib = find_liberty(st, meta, hq)
-                    dup = False
-                    for i in range(k):
-                        if out[i] == lib:
-                            dup = True
-                    if not dup and k < out.shape[0] - 1:
-                        out[k] = lib
-                        k += 1
+                    x = find_liberty(st, meta, hq)
+                    if legality(st, meta, x, runner) == LEGAL:
+                        k = _add_option(frame, k, x)
         s = st[F_NEXT, s]
         if s == head:
             break
-    lib = find_liberty(st, meta, head)
-    dup = False
-    for i in range(k):
-        if out[i] == lib:
-            dup = True
-    if not dup:
-        out[k] = lib
+    x = find_liberty(st, meta, head)
+    if legality(st, meta, x, runner) == LEGAL:
+        k = _add_option(frame, k, x)
+    return k
+
+
+@njit(cache=True)
+def _chaser_options(st, meta, prey, chaser, frame, mk, ctr):
+    """The chaser's ataris worth reading into frame (legal, and the runner does not get 3+
+    liberties by extending on the other liberty). Returns how many."""
+    head = st[F_HEAD, prey]
+    two = np.empty(2, dtype=np.int64)
+    if find_two_liberties(st, meta, head, two) != 2:
+        return 0
+    k = 0
+    for i in range(2):
+        x = two[i]
+        if legality(st, meta, x, chaser) != LEGAL:
+            continue
+        if extension_libs(st, meta, head, two[1 - i], x, mk, ctr, 3) >= 3:
+            continue
+        frame[K_OPTS + k] = x
         k += 1
     return k
 
 
 @njit(cache=True)
-def _read(st, meta, prey, chaser, runner_to_move, depth, mk, ctr):
-    """True if the chaser captures the runner string through `prey` by ladder. The board (st, meta)
-    belongs to this call and is modified. See the module docstring for the rules of the reading."""
-    if depth >= MAX_LADDER_PLIES or ctr[C_PLAYS] >= LADDER_BUDGET:
-        return False
-    runner = 3 - chaser
-    head = st[F_HEAD, prey]
-    if runner_to_move:
-        opts = np.empty(16, dtype=np.int64)
-        k = _runner_options(st, meta, head, runner, opts)
-        m = 0
-        for i in range(k):
-            if legality(st, meta, opts[i], runner) == LEGAL:
-                opts[m] = opts[i]
-                m += 1
-        for i in range(m):
-            if i < m - 1:
-                s2 = st.copy()
-                m2 = meta.copy()
-            else:
-                s2 = st
-                m2 = meta
-            play(s2, m2, opts[i], runner)
-            ctr[C_PLAYS] += 1
-            h = s2[F_HEAD, prey]
-            libs = s2[F_LIBS, h]
-            if libs >= 3:
-                return False
-            if libs == 1:
-                if legality(s2, m2, find_liberty(s2, m2, h), chaser) != LEGAL:
-                    return False
-                continue
-            if not _read(s2, m2, prey, chaser, False, depth + 1, mk, ctr):
-                return False
-        return True
-    # chaser to move: the runner has two liberties
-    two = np.empty(2, dtype=np.int64)
-    if find_two_liberties(st, meta, head, two) != 2:
-        return False
-    x0 = -1
-    x1 = -1
-    for i in range(2):
-        x = two[i]
-        y = two[1 - i]
-        if legality(st, meta, x, chaser) != LEGAL:
-            continue
-        if extension_libs(st, meta, head, y, x, mk, ctr, 3) >= 3:
-            continue
-        if x0 == -1:
-            x0 = x
-        else:
-            x1 = x
-    if x0 == -1:
-        return False
-    if x1 != -1:
-        s2 = st.copy()
-        m2 = meta.copy()
-        play(s2, m2, x0, chaser)
-        ctr[C_PLAYS] += 1
-        if s2[F_LIBS, s2[F_HEAD, prey]] == 1 and _read(s2, m2, prey, chaser, True, depth + 1, mk, ctr):
-            return True
-        x0 = x1
-    play(st, meta, x0, chaser)
-    ctr[C_PLAYS] += 1
-    if st[F_LIBS, st[F_HEAD, prey]] != 1:
-        return False
-    return _read(st, meta, prey, chaser, True, depth + 1, mk, ctr)
+def _push(frames, d, kind, slot, prey, chaser, pool_st, pool_meta, mk, ctr):
+    """Open node d on board slot `slot`. Returns -1 if it has options, else its value (0/1)."""
+    f = frames[d]
+    f[K_KIND] = kind
+    f[K_SLOT] = slot
+    f[K_NEXT] = 0
+    if d >= MAX_LADDER_PLIES or ctr[C_PLAYS] >= LADDER_BUDGET:
+        f[K_NOPT] = 0
+        return 0  # inconclusive: not captured
+    st = pool_st[slot]
+    meta = pool_meta[slot]
+    if kind == RUNNER:
+        f[K_NOPT] = _runner_options(st, meta, prey, chaser, f)
+        return 1 if f[K_NOPT] == 0 else -1  # a runner that cannot move is captured
+    f[K_NOPT] = _chaser_options(st, meta, prey, chaser, f, mk, ctr)
+    return 0 if f[K_NOPT] == 0 else -1
 
 
 @njit(cache=True)
-def ladder_captures(st, meta, p, c, mk, ctr):
+def read_ladder(pool_st, pool_meta, frames, prey, chaser, runner_to_move, mk, ctr):
+    """True if the chaser captures the runner string through `prey` by ladder, from the position
+    in pool slot 0 (which is used up). The runner has one liberty if `runner_to_move`, else two."""
+    value = _push(frames, 0, RUNNER if runner_to_move else CHASER, 0, prey, chaser,
+                  pool_st, pool_meta, mk, ctr)
+    d = 0
+    while True:
+        if value >= 0:
+            # node d is decided: hand the value to its parent
+            if d == 0:
+                return value == 1
+            d -= 1
+            kind = frames[d, K_KIND]
+            if (kind == RUNNER and value == 0) or (kind == CHASER and value == 1):
+                continue  # the runner escapes / the chaser found a working atari: d decided too
+            value = -1
+        f = frames[d]
+        if f[K_NEXT] >= f[K_NOPT]:
+            value = 1 if f[K_KIND] == RUNNER else 0  # every runner option fails / no atari works
+            continue
+        x = f[K_OPTS + f[K_NEXT]]
+        f[K_NEXT] += 1
+        slot = f[K_SLOT]
+        if f[K_NEXT] < f[K_NOPT]:
+            pool_st[slot + 1, :, :] = pool_st[slot]
+            pool_meta[slot + 1, :] = pool_meta[slot]
+            slot += 1
+        st = pool_st[slot]
+        meta = pool_meta[slot]
+        if f[K_KIND] == RUNNER:
+            play(st, meta, x, 3 - chaser)
+            ctr[C_PLAYS] += 1
+            h = st[F_HEAD, prey]
+            libs = st[F_LIBS, h]
+            if libs >= 3:
+                value = 0
+            elif libs == 1:
+                if legality(st, meta, find_liberty(st, meta, h), chaser) != LEGAL:
+                    value = 0  # the chaser may not capture now (ko): out
+                # else this option is captured: try the next one (value stays -1)
+            else:
+                d += 1
+                value = _push(frames, d, CHASER, slot, prey, chaser, pool_st, pool_meta, mk, ctr)
+        else:
+            play(st, meta, x, chaser)
+            ctr[C_PLAYS] += 1
+            if st[F_LIBS, st[F_HEAD, prey]] == 1:
+                d += 1
+                value = _push(frames, d, RUNNER, slot, prey, chaser, pool_st, pool_meta, mk, ctr)
+            # else not an atari after all: try the other liberty
+
+
+@njit(cache=True)
+def ladder_captures(st, meta, p, c, mk, ctr, pool_st, pool_meta, frames):
     """True if c playing the legal move p puts an opponent string into atari (two liberties before,
     one after) that the ladder then captures. Does not modify the board."""
     w = meta[M_W]
@@ -230,32 +267,34 @@ def ladder_captures(st, meta, p, c, mk, ctr):
         other = two[1] if two[0] == p else two[0]
         if extension_libs(st, meta, h, other, p, mk, ctr, 3) >= 3:
             continue  # the runner just runs out
-        s2 = st.copy()
-        m2 = meta.copy()
-        play(s2, m2, p, c)
+        pool_st[0, :, :] = st
+        pool_meta[0, :] = meta
+        play(pool_st[0], pool_meta[0], p, c)
         ctr[C_PLAYS] = 1
-        if s2[F_LIBS, s2[F_HEAD, h]] == 1 and _read(s2, m2, h, c, True, 1, mk, ctr):
+        if pool_st[0, F_LIBS, pool_st[0, F_HEAD, h]] != 1:
+            continue
+        if read_ladder(pool_st, pool_meta, frames, h, c, True, mk, ctr):
             return True
     return False
 
 
 @njit(cache=True)
-def _saved_from_ladder(st, meta, p, c, prey, mk, ctr):
+def _saved_from_ladder(st, meta, p, c, prey, mk, ctr, pool_st, pool_meta, frames):
     """After c plays p, is the c string through `prey` (in atari now) out of the ladder?"""
-    s2 = st.copy()
-    m2 = meta.copy()
-    play(s2, m2, p, c)
+    pool_st[0, :, :] = st
+    pool_meta[0, :] = meta
+    play(pool_st[0], pool_meta[0], p, c)
     ctr[C_PLAYS] = 1
-    libs = s2[F_LIBS, s2[F_HEAD, prey]]
+    libs = pool_st[0, F_LIBS, pool_st[0, F_HEAD, prey]]
     if libs >= 3:
         return True
     if libs <= 1:
         return False
-    return not _read(s2, m2, prey, 3 - c, False, 1, mk, ctr)
+    return not read_ladder(pool_st, pool_meta, frames, prey, 3 - c, False, mk, ctr)
 
 
 @njit(cache=True)
-def ladder_escapes(st, meta, p, c, mk, ctr):
+def ladder_escapes(st, meta, p, c, mk, ctr, pool_st, pool_meta, frames):
     """True if c playing the legal move p saves a c string that is in atari now (by extending on its
     liberty, or by capturing an opponent string next to it) so that it has 3+ liberties or the
     opponent's ladder no longer captures it. Does not modify the board."""
@@ -265,7 +304,8 @@ def ladder_escapes(st, meta, p, c, mk, ctr):
         col = st[F_COLOR, q]
         if col == c:
             h = st[F_HEAD, q]
-            if st[F_LIBS, h] == 1 and _saved_from_ladder(st, meta, p, c, h, mk, ctr):
+            if st[F_LIBS, h] == 1 and _saved_from_ladder(st, meta, p, c, h, mk, ctr,
+                                                         pool_st, pool_meta, frames):
                 return True
         elif col == opp:
             h = st[F_HEAD, q]
@@ -277,7 +317,8 @@ def ladder_escapes(st, meta, p, c, mk, ctr):
                 for r in (s - w, s + w, s - 1, s + 1):
                     if st[F_COLOR, r] == c:
                         t = st[F_HEAD, r]
-                        if st[F_LIBS, t] == 1 and _saved_from_ladder(st, meta, p, c, t, mk, ctr):
+                        if st[F_LIBS, t] == 1 and _saved_from_ladder(st, meta, p, c, t, mk, ctr,
+                                                                     pool_st, pool_meta, frames):
                             return True
                 s = st[F_NEXT, s]
                 if s == h:

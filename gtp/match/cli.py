@@ -182,7 +182,7 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
         click.echo(f"engine-match: {games} games on {size}x{size}, komi {komi:g}"
                    + (f", handicap {handicap}" if handicap else "")
                    + f", {rules} rules, {tc_s}, move timeout {move_timeout:g} s"
-                   + f", referee: {' '.join(referee_argv) if referee_argv else 'none'}")
+                   + f", referee: {shlex.join(referee_argv) if referee_argv else 'none'}")
     match = Match(cfg, progress=progress, log=log)
     interrupted = False
     try:

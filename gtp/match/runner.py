@@ -23,6 +23,7 @@ import dataclasses
 import json
 import os
 import random
+import shlex
 import shutil
 import time
 from collections import Counter
@@ -205,6 +206,7 @@ class _Player:
         self.name = spec.name or label
         self.restarts = 0
         self.needs_restart = False
+        self.fresh = True
 
     def start(self) -> None:
         stderr_path = None
@@ -214,7 +216,7 @@ class _Player:
         self.client = GtpClient(self.spec.argv, name=f"{self.label}:{self.spec.argv[0]}",
                                 stderr_path=stderr_path, timeout=self.cfg.command_timeout)
         gtp_name = self.client.engine_name(timeout=self.cfg.startup_timeout)
-        if self.spec.name is None:
+        if self.spec.name is None and self.restarts == 0:   # keep the name across restarts
             try:
                 version = self.client.engine_version()
             except GtpError:
@@ -222,6 +224,7 @@ class _Player:
             version = version.split()[0] if version.split() else ""   # Pachi adds a paragraph
             self.name = f"{gtp_name} {version}".strip()
         self.needs_restart = False
+        self.fresh = True      # an engine may answer `name` at once and load its models after
 
     def ensure(self) -> GtpClient:
         if self.client is None or self.needs_restart or not self.client.is_alive():
@@ -277,7 +280,7 @@ class Match:
                 try:
                     p.start()
                 except GtpClientError as e:
-                    raise MatchError(f"engine {lab} ({' '.join(p.spec.argv)}) did not start: "
+                    raise MatchError(f"engine {lab} ({shlex.join(p.spec.argv)}) did not start: "
                                      f"{_describe(e)}\n{getattr(e, 'stderr_tail', '')}".rstrip()) from e
             if self.players["A"].name == self.players["B"].name:
                 self.players["A"].name += " (A)"
@@ -343,8 +346,8 @@ class Match:
             res.winner = by_color[winner_color].label
             res.winner_color = _SGF_COLOR[winner_color]
             res.result = f"{_SGF_COLOR[winner_color]}+F"
-            comments.append(f"{_SGF_COLOR[f.color]} ({loser.name}, engine {loser.label}) "
-                            f"forfeits: {f.reason}")
+            comments.append(f"{'Black' if f.color == BLACK else 'White'} ({loser.name}, "
+                            f"engine {loser.label}) forfeits: {f.reason}")
             self.log(f"game {index}: engine {loser.label} forfeits: {f.reason}")
         if res.end in ("score", "max-moves"):
             score, method, dead = self._score(game, by_color, handicap_locs)
@@ -386,14 +389,17 @@ class Match:
         except GtpClientError as e:
             player.needs_restart = True
             raise _Forfeit(color, f"could not (re)start: {_describe(e)}") from e
+        # the first setup after a start may wait for the engine to finish loading
+        setup_timeout = cfg.startup_timeout if player.fresh else cfg.command_timeout
+        player.fresh = False
         try:
             try:
-                client.boardsize(cfg.size)
+                client.boardsize(cfg.size, timeout=setup_timeout)
             except GtpError as e:
                 raise MatchError(f"engine {player.label} ({player.name}) refuses boardsize "
                                  f"{cfg.size}: {e.message}") from e
-            client.clear_board()
-            client.komi(cfg.komi)
+            client.clear_board(timeout=setup_timeout)
+            client.komi(cfg.komi, timeout=setup_timeout)
             if cfg.time_control is not None:
                 if client.known_command("time_settings"):
                     try:
@@ -535,7 +541,7 @@ class Match:
                                               timeout=cfg.command_timeout)
                     self._referee.engine_name(timeout=cfg.startup_timeout)
                 except GtpClientError as e:
-                    self.log(f"referee {' '.join(cfg.referee)} did not start: {_describe(e)}; "
+                    self.log(f"referee {shlex.join(cfg.referee)} did not start: {_describe(e)}; "
                              "scoring without it")
                     self._referee_failed = True
                     if self._referee is not None:

@@ -1,0 +1,121 @@
+"""Search invariants on small boards: backup signs, lambda, virtual loss, tree reuse, tactics."""
+import numpy as np
+import pytest
+
+from engine.board import BLACK, WHITE
+from engine.coords import PASS, format_gtp, parse_gtp
+from engine.evaluator import Evaluation, UniformEvaluator
+from engine.game import Game
+from engine.rules import Rules
+from engine.search import tree as T
+from engine.search.mcts import MctsConfig, MctsSearch
+from engine.search.network import NetSearchConfig, NetworkSearch
+
+
+def play_all(game, moves):
+    for color, v in moves:
+        game.play(color, parse_gtp(v, game.size))
+    return game
+
+
+class ConstantValue:
+    """Value +v for the side to move everywhere (a stand-in network with a known answer)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def evaluate(self, planes, legal_mask=None):
+        b, n = planes.shape[0], planes.shape[-1]
+        return Evaluation(priors=np.full((b, n * n + 1), 1.0 / (n * n + 1), np.float32),
+                          value_stm=np.full(b, self.v, np.float32))
+
+
+def test_backup_flips_sign_per_mover():
+    t = T.Tree(100)
+    t.reset(BLACK)  # root: white moved into it, black to play
+    moves = np.array([10, 11], dtype=np.int32)
+    T.alloc_children(t.ti, t.tf, t.tm, 0, moves, np.array([0.5, 0.5]), 2)
+    child = 1
+    T.alloc_children(t.ti, t.tf, t.tm, child, moves, np.array([0.5, 0.5]), 2)
+    grandchild = 3
+    path = np.array([0, child, grandchild], dtype=np.int64)
+    T.add_virtual_loss(t.ti, path, 3, 3)
+    T.backup(t.ti, t.tf, path, 3, 1.0, True, 0.0, False, 3)  # black won
+    assert t.ti[T.I_COLOR, child] == BLACK and t.ti[T.I_COLOR, grandchild] == WHITE
+    assert t.tf[T.F_WR, child] == 1.0      # black's move: a win for its mover
+    assert t.tf[T.F_WR, grandchild] == -1.0  # white's move: a loss for its mover
+    assert t.tf[T.F_WR, 0] == -1.0          # root edge belongs to white
+    assert (t.ti[T.I_VL, :t.used] == 0).all()  # virtual loss fully removed
+
+
+def test_virtual_loss_removed_after_batches():
+    s = NetworkSearch(NetSearchConfig(mode="zero", batch_size=8), policy=UniformEvaluator(), seed=1)
+    s.search(Game(5), BLACK, playouts=200)
+    t = s.tree
+    assert (t.ti[T.I_VL, :t.used] == 0).all()
+    assert t.ti[T.I_N, t.root] >= 200
+
+
+@pytest.mark.parametrize("lam", [0.0, 1.0])
+def test_lambda_extremes_use_one_source(lam):
+    """lambda 0: Q is the value net alone; lambda 1: rollouts alone."""
+    s = NetworkSearch(NetSearchConfig(mode="alphago", lam=lam, n_thr=1), policy=None,
+                      value=ConstantValue(0.4), seed=2)
+    s.search(Game(5), BLACK, playouts=100)
+    t = s.tree
+    kids = [c for c in t.children(t.root) if t.ti[T.I_N, c] > 0]
+    assert kids
+    for c in kids:
+        q = T.node_q(t.ti, t.tf, c, lam)
+        if lam == 0.0:
+            assert t.ti[T.I_NR, c] == 0  # no rollouts at all
+            # every leaf after black's move has white to move with value +0.4 for white
+            assert q == pytest.approx(-0.4, abs=1e-6) or t.ti[T.I_NV, c] == 0 or abs(q) <= 0.4 + 1e-6
+        else:
+            assert t.ti[T.I_NV, c] == 0  # the value net is not consulted
+            assert q == pytest.approx(t.tf[T.F_WR, c] / t.ti[T.I_NR, c])
+
+
+def test_won_terminal_position_raises_q_of_winner_on_path():
+    """Black passes after white passed on a board black owns: the pass child is a won terminal."""
+    g = Game(5, Rules(komi=0.5))
+    play_all(g, [(BLACK, "C1"), (WHITE, "pass"), (BLACK, "C2"), (WHITE, "pass"), (BLACK, "C3"),
+                 (WHITE, "pass"), (BLACK, "C4"), (WHITE, "pass"), (BLACK, "C5"), (WHITE, "pass")])
+    s = MctsSearch(MctsConfig(), seed=3)
+    res = s.search(g, BLACK, playouts=300)
+    passes = [m for m in res.moves if m.move == PASS]
+    assert passes and passes[0].winrate == 1.0  # black owns the whole board
+
+
+def test_tree_reuse_keeps_opponent_reply_subtree():
+    g = Game(7)
+    s = MctsSearch(seed=4)
+    s.search(g, BLACK, playouts=2000)
+    t = s.tree
+    best = max(t.children(t.root), key=lambda c: t.ti[T.I_N, c])
+    bmove = int(t.ti[T.I_MOVE, best])
+    reply = max(t.children(best), key=lambda c: t.ti[T.I_N, c])
+    wmove, kept = int(t.ti[T.I_MOVE, reply]), int(t.ti[T.I_N, reply])
+    g.play(BLACK, bmove)
+    g.play(WHITE, wmove)
+    s.search(g, BLACK, playouts=1)  # reuses: the root already has `kept` visits
+    assert int(s.tree.ti[T.I_N, s.tree.root]) >= kept > 0
+
+
+@pytest.mark.parametrize("searcher", ["heuristic", "zero"])
+def test_both_colours_capture_a_string_in_atari(searcher):
+    """A 2-stone string in atari at the centre: capturing decides the game on 5x5."""
+    for me in (BLACK, WHITE):
+        opp = 3 - me
+        g = Game(5, Rules(komi=0.5))
+        moves = [(opp, "C3"), (me, "B3"), (opp, "C2"), (me, "D3"), (opp, "pass"), (me, "C4"),
+                 (opp, "pass"), (me, "B2"), (opp, "pass"), (me, "D2")]
+        g.to_play = opp
+        play_all(g, moves)
+        g.to_play = me
+        if searcher == "heuristic":
+            s = MctsSearch(seed=5)
+        else:
+            s = NetworkSearch(NetSearchConfig(mode="zero"), policy=UniformEvaluator(), seed=5)
+        res = s.search(g, me, playouts=3000)
+        assert format_gtp(res.best.move, 5) == "C1", [(format_gtp(m.move, 5), m.visits) for m in res.moves[:3]]
