@@ -76,7 +76,7 @@ def parse_gtp(text: str, n: int) -> int:
         return PASS
     if t == "RESIGN":
         return RESIGN
-    if len(t) < 2 or t[0] not in GTP_COLUMNS or not t[1:].isdigit():
+    if len(t) < 2 or t[0] not in GTP_COLUMNS or not (t[1:].isascii() and t[1:].isdigit()):
         raise CoordError(f"invalid vertex {text!r}")
     col = GTP_COLUMNS.index(t[0])
     number = int(t[1:])

@@ -15,9 +15,10 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from positions import assert_same, check_board, snapshot
+from positions import assert_same, check_board, load_board, snapshot
 
 from engine import board as B
 from engine.board import BLACK, EMPTY, WHITE
@@ -265,9 +266,6 @@ def test_kernels_on_copied_arrays_match_the_game():
 
 def test_check_board_detects_corruption():
     """The checker itself: each kind of damage to the kept fields is caught."""
-    import pytest
-
-    from positions import load_board
     base = load_board("""
         . X X . .
         . O X . .

@@ -1,9 +1,9 @@
-"""Scoring (area / Tromp-Taylor and territory) on hand-built final positions, and handicap placement."""
+"""Scoring (area / Tromp-Taylor and territory) on hand-built final positions; handicap placement."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from positions import assert_same, check_board, load_board, pt, rows_array, snapshot
+from positions import assert_same, check_board, load_board, pt, snapshot
 
 from engine.board import BLACK, EMPTY, WHITE
 from engine.coords import PASS, format_gtp, loc, parse_gtp

@@ -556,23 +556,3 @@ def _fill_table(hkeys, hvals, keys, values):
     for i in range(keys.shape[0]):
         s = table_slot(hkeys, keys[i])
         hvals[s] = values[i]
-
-
-@njit(cache=True)
-def count_keys(hkeys, counts, keys, nrows, limit):
-    """Add 1 to the count of every key >= 0 in keys[:nrows] (any column); stops and returns False
-    once more than `limit` slots are used."""
-    used = 0
-    for i in range(nrows):
-        for j in range(keys.shape[1]):
-            k = keys[i, j]
-            if k < 0:
-                continue
-            s = table_slot(hkeys, k)
-            if s < 0:
-                return False
-            counts[s] += 1
-    for i in range(hkeys.shape[0]):
-        if hkeys[i] != -1:
-            used += 1
-    return used <= limit

@@ -1,0 +1,115 @@
+"""Parity of the features on real games: incremental state vs a fresh replay vs a copy, and the
+8 symmetries (planes of the transformed game == transformed planes of the game)."""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+import sgfmill.sgf
+
+from engine import board as B
+from engine.coords import PASS, loc, loc_to_rc
+from engine.features import FEATURE_SETS, extract
+from engine.game import Game
+from engine.rules import Rules
+
+SAMPLES = pathlib.Path("/work/shared/data/kgs-samples")
+GAMES = ["2016-11-29-Zen19L-GodMoves.sgf",     # 19x19, long, many fights
+         "2023-05-18-pachipachi-Landais.sgf",  # 19x19 handicap (AB)
+         "2012-03-05-Fuego13-Zen19S.sgf",      # 13x13
+         "2014-10-12-Fuego9-Orego12.sgf"]      # 9x9
+RULES = Rules(superko="none")
+
+
+def read_game(name: str):
+    """(size, handicap locs, [(colour, loc)]) straight from sgfmill."""
+    sgf = sgfmill.sgf.Sgf_game.from_bytes((SAMPLES / name).read_bytes())
+    n = sgf.get_size()
+    root = sgf.get_root()
+    ab = root.get("AB") if root.has_property("AB") else set()
+    handicap = [loc(r_from_bottom_to_top(rr, n), cc, n) for rr, cc in ab]
+    moves = []
+    for node in sgf.get_main_sequence()[1:]:
+        colour, point = node.get_move()
+        if colour is None:
+            continue
+        c = B.BLACK if colour == "b" else B.WHITE
+        moves.append((c, PASS if point is None else loc(r_from_bottom_to_top(point[0], n), point[1], n)))
+    return n, handicap, moves
+
+
+def r_from_bottom_to_top(row: int, n: int) -> int:
+    return n - 1 - row  # sgfmill rows count from the bottom; ours from the top
+
+
+def new_game(n, handicap):
+    g = Game(n, RULES)
+    if handicap:
+        g.set_handicap(handicap)
+    return g
+
+
+def replay(n, handicap, moves):
+    g = new_game(n, handicap)
+    for c, lc in moves:
+        g.play(c, lc)
+    return g
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_incremental_equals_fresh_replay_and_copy(name):
+    n, handicap, moves = read_game(name)
+    assert len(moves) > 40
+    g = new_game(n, handicap)
+    ladder_points = 0
+    for i, (c, lc) in enumerate(moves):
+        g.play(c, lc)
+        if i % 3 and i < len(moves) - 1:
+            continue
+        fresh = replay(n, handicap, moves[:i + 1])
+        for fs in FEATURE_SETS:
+            x = extract(g, fs)
+            np.testing.assert_array_equal(x, extract(fresh, fs), err_msg=f"{fs} move {i + 1}")
+            np.testing.assert_array_equal(x, extract(g.copy(), fs), err_msg=f"{fs} move {i + 1}")
+        x = extract(g, "alphago48", color=3 - g.to_play)
+        np.testing.assert_array_equal(x, extract(fresh, "alphago48", color=3 - g.to_play))
+        ladder_points += int(x[44:46].sum())
+    if n == 19:
+        assert ladder_points > 0  # the ladder planes were exercised
+
+
+def symmetry(planes: np.ndarray, k: int) -> np.ndarray:
+    """Our own D4 action on the last two axes: k % 4 quarter turns, after a transpose if k >= 4."""
+    x = np.swapaxes(planes, -1, -2) if k >= 4 else planes
+    return np.rot90(x, k % 4, axes=(-2, -1))
+
+
+def map_loc(lc: int, k: int, n: int) -> int:
+    if lc == PASS:
+        return PASS
+    r, c = loc_to_rc(lc, n)
+    marker = np.zeros((n, n), dtype=np.int8)
+    marker[r, c] = 1
+    (r2,), (c2,) = np.nonzero(symmetry(marker, k))
+    return loc(int(r2), int(c2), n)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_symmetric_positions_give_symmetric_planes(name):
+    n, handicap, moves = read_game(name)
+    checkpoints = set(range(5, len(moves), 3)) | {len(moves)}
+    base = new_game(n, handicap)
+    expected = {}
+    for i, (c, lc) in enumerate(moves, 1):
+        base.play(c, lc)
+        if i in checkpoints:
+            expected[i] = {fs: extract(base, fs) for fs in ("alphago49", "zero17")}
+    for k in range(1, 8):
+        g = new_game(n, [map_loc(lc, k, n) for lc in handicap])
+        for i, (c, lc) in enumerate(moves, 1):
+            g.play(c, map_loc(lc, k, n))
+            if i in checkpoints:
+                for fs, x in expected[i].items():
+                    np.testing.assert_array_equal(extract(g, fs), symmetry(x, k),
+                                                  err_msg=f"{fs} symmetry {k} move {i}")
