@@ -90,6 +90,8 @@ def format_gtp(lc: int, n: int) -> str:
         return "pass"
     if lc == RESIGN:
         return "resign"
+    if not on_board(lc, n):
+        raise CoordError(f"Loc {lc} is not a point of the {n}x{n} board")
     r, c = loc_to_rc(lc, n)
     return f"{GTP_COLUMNS[c]}{n - r}"
 

@@ -15,8 +15,6 @@ import os
 import tarfile
 import zipfile
 import zlib
-import bz2  # noqa: F401  (tarfile's stream modes need it)
-import lzma
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -81,8 +79,14 @@ def _is_sgf(name: str) -> bool:
     return base.lower().endswith(SGF_SUFFIX)
 
 
-_ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, zlib.error, lzma.LZMAError,
-                   EOFError, OSError, RuntimeError, ValueError, NotImplementedError)
+try:
+    import lzma
+    _LZMA_ERRORS: tuple = (lzma.LZMAError,)
+except ImportError:  # pragma: no cover - Python built without lzma
+    _LZMA_ERRORS = ()
+
+_ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, OSError,
+                   RuntimeError, ValueError, NotImplementedError) + _LZMA_ERRORS
 
 
 def _iter_tar(path: str, stats: ReadStats) -> Iterator[tuple[str, bytes]]:

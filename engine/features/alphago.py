@@ -124,7 +124,7 @@ def _libs_after(st, meta, p, c, own, n_own, cap, n_cap, empties, mk, ctr):
     return libs
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _stone_planes(st, meta, p, pos, c, offs, out):
     col = st[F_COLOR, p]
     if offs[G_STONE_COLOUR] >= 0:
@@ -137,7 +137,7 @@ def _stone_planes(st, meta, p, pos, c, offs, out):
         out[offs[G_LIBERTIES] + _bucket(st[F_LIBS, st[F_HEAD, p]], 8) - 1, pos] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _candidate_planes(st, meta, p, pos, c, offs, out, own, cap, mk, ctr, pool_st, pool_meta,
                       frames):
     """The candidate-move planes at empty point p; nothing is written if p is not legal for c."""

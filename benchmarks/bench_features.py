@@ -1,0 +1,121 @@
+"""Feature extractions per second on one core: 19x19 middle-game positions of real games.
+
+    NUMBA_NUM_THREADS=1 python benchmarks/bench_features.py
+    python benchmarks/bench_features.py --games 100 --sets alphago48 alphago49 zero17
+
+Positions are those after moves 80..150 of the first `--games` games of
+/work/shared/data/tygem9d/tygem9d-2015-05.tar.bz2 (read with tarfile + sgfmill), replayed through
+engine.game.Game. Timed: `engine.features.extract_into` into a preallocated uint8 batch (the
+dataset path) and `extract` (float32, what play uses), after a warm-up pass that compiles the
+kernels. Also reported: the share of the time spent in ladder reading (the same pass with the
+ladder groups switched off). Goal: 20,000 full 48-plane extractions per second.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import tarfile  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import sgfmill.sgf  # noqa: E402
+
+from engine import board as B  # noqa: E402
+from engine.coords import PASS, loc  # noqa: E402
+from engine.features import FeatureSet, extract, extract_into, get  # noqa: E402
+from engine.game import Game  # noqa: E402
+from engine.rules import Rules  # noqa: E402
+
+ARCHIVE = "/work/shared/data/tygem9d/tygem9d-2015-05.tar.bz2"
+GOAL = 20_000.0
+
+
+def positions(games: int, first: int = 80, last: int = 150) -> list[Game]:
+    out: list[Game] = []
+    used = 0
+    with tarfile.open(ARCHIVE) as tar:
+        for member in tar:
+            if used >= games:
+                break
+            if not member.isfile() or not member.name.endswith(".sgf"):
+                continue
+            sgf = sgfmill.sgf.Sgf_game.from_bytes(tar.extractfile(member).read())
+            n = sgf.get_size()
+            if n != 19:
+                continue
+            g = Game(n, Rules(komi=6.5, superko="none"))
+            seq = sgf.get_main_sequence()[1:]
+            if len(seq) < last:
+                continue
+            for i, node in enumerate(seq[:last], 1):
+                colour, point = node.get_move()
+                if colour is None:
+                    continue
+                lc = PASS if point is None else loc(n - 1 - point[0], point[1], n)
+                g.play(B.BLACK if colour == "b" else B.WHITE, lc)
+                if i >= first:
+                    out.append(g.copy())
+            used += 1
+    return out
+
+
+def rate(fn, items, min_seconds: float) -> float:
+    """Calls per second of fn over items, repeated until min_seconds have passed."""
+    count = 0
+    start = time.perf_counter()
+    while True:
+        for it in items:
+            fn(it)
+        count += len(items)
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_seconds:
+            return count / elapsed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--seconds", type=float, default=3.0, help="minimum timing per measurement")
+    ap.add_argument("--sets", nargs="+", default=["alphago48"])
+    args = ap.parse_args()
+
+    t0 = time.perf_counter()
+    games = positions(args.games)
+    print(f"{len(games)} positions (moves 80-150 of {args.games} games) loaded in "
+          f"{time.perf_counter() - t0:.1f} s; NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']}")
+
+    for name in args.sets:
+        fs = get(name)
+        buf = np.empty((len(games), fs.num_planes, 19, 19), dtype=np.uint8)
+        t0 = time.perf_counter()
+        extract_into(games[0], fs, buf[0])
+        print(f"{name}: first call (compile or cache load) {time.perf_counter() - t0:.2f} s")
+        for i, g in enumerate(games):  # warm-up, and the batch is kept for the checks below
+            extract_into(g, fs, buf[i])
+
+        idx = list(range(len(games)))
+        per_s = rate(lambda i: extract_into(games[i], fs, buf[i]), idx, args.seconds)
+        per_s_float = rate(lambda g: extract(g, fs), games, args.seconds)
+        print(f"{name}: extract_into (uint8) {per_s:,.0f} positions/s, {1e6 / per_s:.1f} us each; "
+              f"extract (float32) {per_s_float:,.0f}/s")
+        if name.startswith("alphago"):
+            off = fs.offsets
+            print(f"  per position: {buf[:, off['ladder_capture']].sum() / len(games):.2f} ladder "
+                  f"captures, {buf[:, off['ladder_escape']].sum() / len(games):.2f} ladder escapes")
+            no_ladder = FeatureSet(name + "-noladder", fs.version,
+                                   tuple((g, w) for g, w in fs.planes
+                                         if g not in ("ladder_capture", "ladder_escape")))
+            out = np.empty((no_ladder.num_planes, 19, 19), dtype=np.uint8)
+            per_s_nl = rate(lambda g: extract_into(g, no_ladder, out), games, args.seconds)
+            print(f"  without the ladder planes {per_s_nl:,.0f}/s: ladders take "
+                  f"{100 * (1 - per_s / per_s_nl):.0f}% of the time")
+            if name == "alphago48":
+                print(f"GOAL alphago48: {per_s:,.0f} / {GOAL:,.0f} per second = "
+                      f"{per_s / GOAL:.2f} of the goal")
+
+
+if __name__ == "__main__":
+    main()
