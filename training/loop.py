@@ -25,7 +25,8 @@ from training.dataset import PackedPositions
 
 @dataclass(frozen=True)
 class TrainConfig:
-    kind: str = "policy"            # policy (cross-entropy on the human move) or value (MSE on z)
+    kind: str = "policy"            # policy: cross-entropy on the human move; value: MSE on z;
+                                    # zero: both, on the dual-head 17-plane net
     preset: str = "cpu"             # training.nets.PRESETS
     steps: int = 100_000            # minibatches
     batch_size: int = 64            # AlphaGo: 16 (policy), 32 (value)
@@ -61,6 +62,11 @@ def learning_rate(cfg: TrainConfig, step: int) -> float:
 
 def _loss(net, kind, planes, move, z):
     out = net(planes)
+    if kind == "zero":
+        logits, value = out
+        loss = F.cross_entropy(logits, move) + F.mse_loss(value, z)
+        top1 = (logits.argmax(dim=1) == move).float().mean()
+        return loss, top1, logits
     if kind == "policy":
         loss = F.cross_entropy(out, move)
         top1 = (out.argmax(dim=1) == move).float().mean()
@@ -76,7 +82,7 @@ def train_step(net, opt, kind, batch) -> tuple[float, float]:
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
-    return float(loss), float(top1)
+    return float(loss.detach()), float(top1)
 
 
 @torch.no_grad()
@@ -84,12 +90,15 @@ def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int =
     """Held-out loss, top-1 and top-5 (policy) or MSE (value), on a fixed prefix, identity symmetry."""
     net.eval()
     n = min(positions, len(data))
-    loss_sum = top1 = top5 = 0.0
+    loss_sum = top1 = top5 = mse_sum = 0.0
     for start in range(0, n, batch_size):
         idx = np.arange(start, min(start + batch_size, n))
         planes, move, z = (torch.from_numpy(a) for a in data.batch(idx, symmetry=0))
         out = net(planes)
-        if kind == "policy":
+        if kind == "zero":
+            out, value = out
+            mse_sum += float(F.mse_loss(value, z, reduction="sum"))
+        if kind in ("policy", "zero"):
             loss_sum += float(F.cross_entropy(out, move, reduction="sum"))
             top = out.topk(5, dim=1).indices
             top1 += float((top[:, 0] == move).sum())
@@ -98,6 +107,9 @@ def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int =
             loss_sum += float(F.mse_loss(out, z, reduction="sum"))
     if kind == "policy":
         return {"loss": loss_sum / n, "top1": top1 / n, "top5": top5 / n, "positions": n}
+    if kind == "zero":
+        return {"loss": loss_sum / n, "top1": top1 / n, "top5": top5 / n, "mse": mse_sum / n,
+                "positions": n}
     return {"mse": loss_sum / n, "positions": n}
 
 
@@ -203,13 +215,13 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int =
         if step % cfg.eval_every == 0 or step == cfg.steps:
             metrics = evaluate(net, cfg.kind, held, cfg.eval_positions)
             row = {"step": step, "positions": positions, "train_loss": f"{run_loss / k:.4f}",
-                   "train_top1": f"{run_top1 / k:.4f}" if cfg.kind == "policy" else "",
+                   "train_top1": f"{run_top1 / k:.4f}" if cfg.kind != "value" else "",
                    "lr": f"{learning_rate(cfg, step):.2e}",
                    "elapsed_s": f"{time.monotonic() - start:.0f}"}
-            if cfg.kind == "policy":
+            if cfg.kind in ("policy", "zero"):
                 row.update(heldout_loss=f"{metrics['loss']:.4f}", heldout_top1=f"{metrics['top1']:.4f}",
                            heldout_top5=f"{metrics['top5']:.4f}")
-            else:
+            if cfg.kind in ("value", "zero"):
                 row.update(heldout_mse=f"{metrics['mse']:.4f}")
             _append_curve(run_dir / "curve.csv", row)
             plot_curve(run_dir / "curve.csv", run_dir / "curve.png")

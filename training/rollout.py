@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from engine import board as B
-from engine.board import LEGAL, M_KO, legality, new_board, place_setup_stone, play_pass
+from engine.board import LEGAL, legality, new_board, place_setup_stone, play_pass
 from engine.coords import PASS, loc
 from engine.rollout import patterns as P
 from engine.rollout.policy import FORMAT, RolloutPolicy, policy_playouts
@@ -157,18 +157,19 @@ def select_positions(gs: GameSet, count: int, rng: np.random.Generator) -> np.nd
 
 # ---- feature extraction kernels ----------------------------------------------------------------
 @njit(cache=True)
-def _count_rows(hkeys, counts, keys, nrows):
+def _count_rows(kv, keys, nrows):
+    """Count every key >= 0 of keys[:nrows] in the table kv (values are the counts)."""
     for i in range(nrows):
         for j in range(keys.shape[1]):
             k = keys[i, j]
             if k >= 0:
-                s = P.table_slot(hkeys, k)
+                s = P.table_slot(kv, k)
                 if s >= 0:
-                    counts[s] += 1
+                    kv[s] += 1
 
 
 @njit(cache=True)
-def _replay(st, meta, loc_, col_, start, end, sel, mode, hkeys, hvals, sink_keys, counts,
+def _replay(st, meta, loc_, col_, start, end, sel, mode, hkeys, hvals, sink,
             cand, keys, caps, pos_off, target, feat, npos, ncand, limit, idx_info):
     """Replay one game; at each selected move either count its candidates' keys (mode 0) or write
     the position's feature indices (mode 1). Returns (npos, ncand, stopped) where stopped is 1 when
@@ -195,7 +196,7 @@ def _replay(st, meta, loc_, col_, start, end, sel, mode, hkeys, hvals, sink_keys
                 return npos, ncand, 1
             k = P.position_keys(st, meta, c, caps, ncaps, cand, keys)
             if mode == 0:
-                _count_rows(sink_keys, counts, keys, k)
+                _count_rows(sink, keys, k)
             else:
                 t = -1
                 for j in range(k):
@@ -226,7 +227,7 @@ def _replay(st, meta, loc_, col_, start, end, sel, mode, hkeys, hvals, sink_keys
 
 
 @njit(cache=True)
-def _extract(st0, meta0, off, loc_, col_, sel, g0, mode, hkeys, hvals, sink_keys, counts,
+def _extract(st0, meta0, off, loc_, col_, sel, g0, mode, hkeys, hvals, sink,
              pos_off, target, feat, limit, idx_info):
     """Run `_replay` over games g0.. until the end or until the outputs are full. Returns
     (next game, positions, candidates, illegal games)."""
@@ -253,8 +254,8 @@ def _extract(st0, meta0, off, loc_, col_, sel, g0, mode, hkeys, hvals, sink_keys
                     return g + 1, npos, ncand, illegal
                 return g, npos, ncand, illegal
         npos, ncand, stop = _replay(st, meta, loc_, col_, off[g], off[g + 1], sel, mode, hkeys,
-                                    hvals, sink_keys, counts, cand, keys, caps, pos_off, target,
-                                    feat, npos, ncand, limit, idx_info)
+                                    hvals, sink, cand, keys, caps, pos_off, target, feat, npos,
+                                    ncand, limit, idx_info)
         if stop == 2:
             illegal += 1
         g += 1
@@ -291,8 +292,7 @@ def _template(size: int):
 def count_patterns(gs: GameSet, sel: np.ndarray, table_bits: int = 24, progress: bool = False):
     """(keys, counts) of every pattern key of every candidate of the selected positions."""
     st0, meta0 = _template(gs.size)
-    hkeys = np.full(1 << table_bits, -1, dtype=np.int64)
-    counts = np.zeros(1 << table_bits, dtype=np.int64)
+    kv, _ = P.new_table(table_bits)
     dummy_i = np.zeros(1, dtype=np.int64)
     dummy_f = np.zeros((1, NF), dtype=np.int32)
     limit = np.array([1 << 62, 1 << 62], dtype=np.int64)
@@ -303,20 +303,17 @@ def count_patterns(gs: GameSet, sel: np.ndarray, table_bits: int = 24, progress:
     g = 0
     while g < gs.games:
         g1 = min(gs.games, g + step)
-        sub_off = gs.off[: g1 + 1]
-        _extract(st0, meta0, sub_off, gs.loc, gs.col, sel, g, 0, hkeys, dummy_i, hkeys, counts,
+        _extract(st0, meta0, gs.off[: g1 + 1], gs.loc, gs.col, sel, g, 0, kv, kv, kv,
                  dummy_i, dummy_i, dummy_f, limit, info)
         if bar is not None:
             bar.update(int(sel[gs.off[g]:gs.off[g1]].sum()))
-        used = int((hkeys[:: 64] != -1).mean() * len(hkeys))
-        if used > 0.7 * len(hkeys):
+        if (kv[0::128] != -1).mean() > 0.7:
             raise RuntimeError("pattern count table is full; raise table_bits or lower "
                                "dict_positions")
         g = g1
     if bar is not None:
         bar.close()
-    used = hkeys != -1
-    return hkeys[used], counts[used]
+    return P.table_items(kv, kv)
 
 
 def build_dictionary(keys: np.ndarray, counts: np.ndarray, min_count: dict,
@@ -369,7 +366,7 @@ class Extractor:
             target = np.zeros(self.cap_pos, dtype=np.int32)
             feat = np.empty((self.cap_cand, NF), dtype=np.int32)
             g, npos, ncand, illegal = _extract(self.st0, self.meta0, gs.off, gs.loc, gs.col,
-                                               self.sel, g, 1, dic.hkeys, dic.hidx, dummy, dummy,
+                                               self.sel, g, 1, dic.hkeys, dic.hidx, dummy,
                                                pos_off, target, feat, limit, info)
             self.illegal_games += illegal
             if npos:
@@ -515,14 +512,14 @@ def playout_speed(policy: RolloutPolicy, size: int = 19, seconds: float = 3.0,
     st, meta = new_board(size)
     max_moves = 3 * size * size
     np_seed(seed)
-    policy_playouts(st, meta, 2, max_moves, *policy.tables)
+    policy_playouts(st, meta, 2, max_moves, policy.tables)
     playouts = moves = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        _score, m = policy_playouts(st, meta, 20, max_moves, *policy.tables)
+    start = time.process_time()  # single-threaded kernel: CPU time, steadier on a shared machine
+    while time.process_time() - start < seconds:
+        _score, m = policy_playouts(st, meta, 20, max_moves, policy.tables)
         playouts += 20
         moves += m
-    dt = time.perf_counter() - start
+    dt = time.process_time() - start
     return {"us_per_move": dt / max(moves, 1) * 1e6, "playouts_per_s": playouts / dt,
             "moves_per_playout": moves / max(playouts, 1), "size": size}
 

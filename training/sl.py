@@ -82,7 +82,7 @@ def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metr
                "positions_seen": metrics.get("positions")}
     md = {"feature_set": feature_set, "feature_version": FEATURE_SETS[feature_set].version,
           "board_sizes": "9,13,19", "training_data": json.dumps(summary)}
-    if kind == "policy" and "top1" in metrics:
+    if kind in ("policy", "zero") and "top1" in metrics:
         md["heldout_top1"] = f"{metrics['top1']:.4f}"
     export_onnx(net, kind, out, md)
     (run_dir / f"{kind}.metrics.json").write_text(json.dumps({**metrics, "data": summary}, indent=2))
@@ -90,14 +90,14 @@ def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metr
 
 
 def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
-         eval_every, eval_positions, threads, seed, resume, heldout_fraction, positions_per_game,
+         eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction, positions_per_game,
          max_games, train_limit, filters):
     if not sgf:
         raise click.UsageError("give at least one --sgf file, directory or archive")
     for s in sgf:
         if not Path(s).exists():
             raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
-    feature_set = "alphago48" if kind == "policy" else "alphago49"
+    feature_set = {"policy": "alphago48", "value": "alphago49", "zero": "zero17"}[kind]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     data_dir = Path(data_dir) if data_dir else out / "data"
@@ -105,13 +105,14 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
                                 positions_per_game, max_games, seed)
     cfg = TrainConfig(kind=kind, preset=preset, steps=steps, batch_size=batch_size,
                       optimizer=optimizer, lr=lr, lr_halve_every=lr_halve_every,
-                      eval_every=eval_every, eval_positions=eval_positions, threads=threads,
+                      eval_every=eval_every, eval_positions=eval_positions,
+                      checkpoint_every=checkpoint_every, threads=threads,
                       seed=seed, train_limit=train_limit)
     click.echo(f"config {asdict(cfg)}", err=True)
     metrics = train(cfg, data_dir, out, resume=resume, log=lambda m: click.echo(m, err=True))
     path = export_run(out, kind, feature_set, data_meta, metrics)
     click.echo(f"exported {path}", err=True)
-    if kind == "policy":
+    if kind in ("policy", "zero"):
         click.echo(f"top1 {metrics.get('top1', 0):.4f} top5 {metrics.get('top5', 0):.4f} "
                    f"positions {metrics.get('positions', 0)}")
     else:
@@ -133,6 +134,7 @@ def common_options(default_ppg, default_batch, default_steps):
             click.option("--lr-halve-every", default=0, show_default=True, type=int),
             click.option("--eval-every", default=1000, show_default=True, type=click.IntRange(1)),
             click.option("--eval-positions", default=20000, show_default=True, type=click.IntRange(1)),
+            click.option("--checkpoint-every", default=500, show_default=True, type=click.IntRange(1)),
             click.option("--threads", default=2, show_default=True, type=click.IntRange(1)),
             click.option("--seed", default=1, show_default=True, type=int),
             click.option("--resume", is_flag=True, help="continue from OUT/checkpoint.pt"),
@@ -150,25 +152,30 @@ def common_options(default_ppg, default_batch, default_steps):
 
 @click.command("sl")
 @common_options(default_ppg=0, default_batch=64, default_steps=100_000)
-def sl_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
-               eval_every, eval_positions, threads, seed, resume, heldout_fraction,
+@click.option("--net", "net_kind", default="policy", show_default=True,
+              type=click.Choice(["policy", "zero"]),
+              help="policy: AlphaGo's SL policy (48 planes); zero: the 17-plane dual-head net "
+                   "trained on the human moves and outcomes")
+def sl_command(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+               eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                positions_per_game, max_games, train_limit, min_rank, sizes, max_handicap,
                min_moves, komi_range):
     """Train the SL policy network (AlphaGo's 48 planes) on human games."""
-    filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range)
-    _run("policy", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
-         eval_every, eval_positions, threads, seed, resume, heldout_fraction,
+    filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range,
+                           require_winner=net_kind == "zero")
+    _run(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+         eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters)
 
 
 @click.command("value")
 @common_options(default_ppg=2, default_batch=32, default_steps=50_000)
 def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
-                  eval_every, eval_positions, threads, seed, resume, heldout_fraction,
+                  eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                   positions_per_game, max_games, train_limit, min_rank, sizes, max_handicap,
                   min_moves, komi_range):
     """Train a value network on game outcomes (a few positions per game, ALGORITHMS.md 4.3)."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
     _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
-         eval_every, eval_positions, threads, seed, resume, heldout_fraction,
+         eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters)

@@ -1,0 +1,115 @@
+"""engine-train end to end on real SGF files: dataset, training, kill and resume, eval, export."""
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+KGS = SHARED / "kgs-samples"
+TYGEM = SHARED / "tygem9d" / "tygem9d-2015-06.tar.bz2"
+
+pytestmark = pytest.mark.skipif(not KGS.is_dir(), reason="../shared/data is not beside the project")
+
+
+def train_cmd(*args):
+    return [sys.executable, "-m", "training.cli", *map(str, args)]
+
+
+def run(*args, timeout=600):
+    p = subprocess.run(train_cmd(*args), capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, p.stderr[-3000:]
+    return p
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    """A policy trained for a few steps on 40 real 9-dan games (shared by the tests below)."""
+    out = tmp_path_factory.mktemp("sl")
+    run("sl", "--sgf", TYGEM, "--out", out, "--max-games", 40, "--steps", 6, "--batch-size", 8,
+        "--eval-every", 3, "--eval-positions", 200, "--checkpoint-every", 2,
+        "--heldout-fraction", 0.1, "--threads", 1)
+    return out
+
+
+def test_sl_run_writes_curves_checkpoint_and_onnx(small_run):
+    meta = json.loads((small_run / "data" / "dataset.json").read_text())
+    assert meta["feature_set"] == "alphago48"
+    assert meta["stats"]["games"]["train"] + meta["stats"]["games"]["heldout"] == 40
+    rows = list(csv.DictReader((small_run / "curve.csv").open()))
+    assert [int(r["step"]) for r in rows] == [3, 6]
+    assert all(0 <= float(r["heldout_top1"]) <= 1 for r in rows)
+    assert (small_run / "curve.png").stat().st_size > 1000
+    assert (small_run / "checkpoint.pt").exists()
+    import onnx
+    props = {p.key: p.value for p in onnx.load(small_run / "policy.onnx").metadata_props}
+    assert props["kind"] == "policy" and props["feature_set"] == "alphago48"
+    assert float(props["heldout_top1"]) >= 0
+
+
+def test_resume_after_kill(small_run, tmp_path):
+    """SIGKILL in the middle of training, then --resume continues from the last checkpoint."""
+    out = tmp_path / "run"
+    args = ["sl", "--sgf", TYGEM, "--out", out, "--data-dir", small_run / "data", "--steps", 400,
+            "--batch-size", 8, "--eval-every", 1000, "--eval-positions", 100,
+            "--checkpoint-every", 2, "--threads", 1]
+    proc = subprocess.Popen(train_cmd(*args), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ckpt = out / "checkpoint.pt"
+    deadline = time.time() + 300
+    while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert ckpt.exists(), "no checkpoint written before the kill"
+    step_at_kill = int(torch.load(ckpt, weights_only=True)["step"])
+    assert step_at_kill >= 2
+    args[args.index(400)] = step_at_kill + 4
+    p = run(*args, "--resume")
+    assert f"resumed from step {step_at_kill}" in p.stderr
+    assert int(torch.load(ckpt, weights_only=True)["step"]) == step_at_kill + 4
+
+
+def test_eval_prints_accuracy_line_for_onnx_and_checkpoint(small_run):
+    for model in (small_run / "policy.onnx", small_run / "checkpoint.pt"):
+        p = run("eval", "--model", model, "--sgf", KGS, "--max-positions", 300)
+        last = p.stdout.strip().splitlines()[-1].split()
+        assert last[0] == "top1" and last[2] == "top5" and last[4] == "positions"
+        assert 0 <= float(last[1]) <= float(last[3]) <= 1 and int(last[5]) == 300
+
+
+def test_eval_gives_clear_error_for_broken_model(tmp_path):
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"\x08\x01garbage" * 10)
+    p = subprocess.run(train_cmd("eval", "--model", bad, "--sgf", KGS), capture_output=True, text=True)
+    assert p.returncode != 0
+    assert "not a readable ONNX model" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_export_command_matches_torch(small_run, tmp_path):
+    out = tmp_path / "p.onnx"
+    run("export", "--checkpoint", small_run / "checkpoint.pt", "--out", out)
+    from models.session import load_session
+    from training import nets
+    net, _ = nets.load_checkpoint(small_run / "checkpoint.pt")
+    net.eval()
+    x = np.random.default_rng(0).random((2, 48, 13, 13), dtype=np.float32)
+    sess = load_session(out)
+    got = sess.session.run(None, {sess.input_name: x})[0]
+    with torch.no_grad():
+        want = net(torch.from_numpy(x)).numpy()
+    assert np.abs(got - want).max() < 1e-4
+
+
+def test_bad_sgf_argument_is_a_clear_error(tmp_path):
+    p = subprocess.run(train_cmd("sl", "--sgf", tmp_path / "nope", "--out", tmp_path / "o"),
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "does not exist" in p.stderr and "Traceback" not in p.stderr
