@@ -148,6 +148,8 @@ def chat_line(snapshot, fmt) -> str | None:
         return None
     best = infos[0]
     lead = getattr(best, "score_lead", None)
+    if lead is None:
+        lead = getattr(snapshot, "score_lead", None)     # the root's, when moves have none
     visits = getattr(snapshot, "root_visits", None) or sum(m.visits for m in infos)
     return (f"CHAT:Visits {int(visits)} Winrate {100 * _clamp(best.winrate):.2f}%"
             f" ScoreLead {0.0 if lead is None else lead:.1f} ScoreStdev 0.0 PV {_pv(best, fmt)}")

@@ -19,9 +19,16 @@ log = logging.getLogger("gtp")
 # --search NAME -> the modules it needs (all must exist).
 SEARCH_MODULES = {
     "heuristic": ("engine.search.mcts",),
-    "alphago": ("engine.search.apv", "models.onnx_evaluator"),
-    "zero": ("engine.search.puct", "models.onnx_evaluator"),
-    "policy": ("models.onnx_evaluator",),
+    "alphago": ("engine.search.network", "models.onnx_evaluator"),
+    "zero": ("engine.search.network", "models.onnx_evaluator"),
+    "policy": ("engine.search.network", "models.onnx_evaluator"),
+}
+# --search NAME -> the model kinds it loads: (kind, required)
+SEARCH_MODELS = {
+    "heuristic": (),
+    "alphago": (("policy", True), ("value", True)),
+    "zero": (("zero", True),),
+    "policy": (("policy", True),),
 }
 
 
@@ -39,7 +46,30 @@ def check_search(config: EngineConfig) -> str | None:
                 f"(missing {', '.join(missing)})")
     if config.search != "heuristic" and config.model_dir and not os.path.isdir(config.model_dir):
         return f"--model-dir {config.model_dir!r} is not a directory"
+    for kind, required in SEARCH_MODELS[config.search]:
+        path = model_path(config, kind)
+        if required and not os.path.isfile(path):
+            where = f"--model-dir {config.model_dir}" if config.model_dir else "the bundled models"
+            return f"--search {config.search} needs a {kind} model: no {path} in {where}"
     return None
+
+
+# models.store.DEFAULT_FILES, repeated: importing `models` pulls in numba (models.metadata reads
+# engine.features), which must not delay the first answers. tests/test_gtp_units.py compares them.
+MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onnx",
+               "rollout": "rollout.onnx"}
+
+
+def bundled_dir() -> str:
+    """models/bundled, found without importing the package."""
+    spec = importlib.util.find_spec("models")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return os.path.join(locations[0] if locations else "models", "bundled")
+
+
+def model_path(config: EngineConfig, kind: str) -> str:
+    """<model-dir>/<kind>.onnx, or the bundled model of that kind."""
+    return os.path.join(config.model_dir or bundled_dir(), MODEL_FILES[kind])
 
 
 def load_game(s: Session) -> None:
@@ -60,7 +90,7 @@ def load_player(s: Session) -> None:
     from engine.player import Player, PlayerConfig
     from engine.timecontrol import TimeConfig
     cfg = s.config
-    search = _build_search(cfg)
+    search = _build_search(s)
     pcfg = {}
     if cfg.playouts is not None:
         pcfg["playouts"] = cfg.playouts
@@ -71,23 +101,55 @@ def load_player(s: Session) -> None:
     if cfg.time_per_move is not None:
         tcfg["fixed_time_per_move"] = cfg.time_per_move
     player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
-    _warm_up(player)
+    sizes = s.model_sizes
+    _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
     s.player = player
 
 
-def _build_search(cfg: EngineConfig):
+def _build_search(s: Session):
+    cfg = s.config
     if cfg.search == "heuristic":
         from engine.search.mcts import MctsSearch
         if cfg.threads not in (None, 1):
             log.warning("--threads %s: the heuristic search runs on one thread", cfg.threads)
         return MctsSearch(seed=cfg.seed)
-    reason = check_search(cfg)
-    raise RuntimeError(reason or f"--search {cfg.search} is not wired into engine-gtp yet")
+    from engine.search.network import NetSearchConfig, NetworkSearch, PolicyPlayer
+    models = {kind: _evaluator(cfg, kind) for kind, _ in SEARCH_MODELS[cfg.search]}
+    sizes = None
+    for ev in models.values():
+        ok = set(ev.meta.board_sizes)
+        sizes = ok if sizes is None else sizes & ok
+    s.model_sizes = sizes
+    if sizes is not None and s.size not in sizes:
+        log.warning("the models are made for sizes %s, not %dx%d", sorted(sizes), s.size, s.size)
+    if cfg.search == "policy":
+        ev = models["policy"]
+        return PolicyPlayer(ev, features=ev.meta.feature_set, seed=cfg.seed)
+    if cfg.search == "zero":
+        return NetworkSearch(NetSearchConfig(mode="zero"), policy=models["zero"], seed=cfg.seed)
+    policy, value = models["policy"], models["value"]
+    return NetworkSearch(NetSearchConfig(mode="alphago"), policy=policy, value=value,
+                         policy_features=policy.meta.feature_set,
+                         value_features=value.meta.feature_set, seed=cfg.seed)
 
 
-def _warm_up(player) -> None:
-    """One tiny search so that numba compiles before the first genmove is timed."""
-    import threading
+def _evaluator(cfg: EngineConfig, kind: str):
+    from pathlib import Path
+    from models.onnx_evaluator import OnnxEvaluator
+    from models.store import read_checksums, verify
+    path = Path(model_path(cfg, kind))
+    if read_checksums(path.parent):
+        verify(path)            # a directory with SHA256SUMS: the file must match its line
+    log.info("loading %s model %s", kind, path)
+    return OnnxEvaluator(path, threads=cfg.threads or 1, kind=kind, seed=cfg.seed)
+
+
+def _warm_up(player, size: int) -> None:
+    """Two tiny searches so that numba compiles (and onnxruntime runs once), and the search's
+    tree-reuse arrays exist, before the first genmove is timed."""
     from engine.game import Game
-    g = Game(5)
-    player.search.search(g, g.to_play, playouts=2, stop=threading.Event())
+    g = Game(size)
+    player.search.search(g, g.to_play, playouts=16)
+    g.play(g.to_play, g.legal_moves()[0])
+    player.search.search(g, g.to_play, playouts=16)     # tree reuse: compaction and its spare arrays
+    player.last_result = None

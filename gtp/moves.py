@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from engine.coords import PASS, RESIGN
 from gtp import analysis
@@ -28,7 +28,6 @@ class Snapshot:
     ownership: list[float] | None       # N*N, +1 = owned by `colour`, row-major from A19
     ownership_black: object = None      # float[N, N] as the search gave it
     score_lead: float | None = None     # points `colour` leads by
-    extra: dict = field(default_factory=dict)
 
 
 def snapshot(result, colour: int) -> Snapshot:
@@ -53,9 +52,31 @@ def play(s: Session, colour: int, lc: int) -> None:
 
 
 def supports_size(s: Session, size: int) -> bool:
-    """False when the loaded player cannot play this size (e.g. a network trained on 19x19 only)."""
-    check = getattr(s.player, "supports_size", None) if s.player is not None else None
-    return True if check is None else bool(check(size))
+    """False when the models are not made for this size (their `board_sizes` metadata): never
+    play 19x19 moves on a 9x9 board (GTP-CLIENTS.md section 3, #6)."""
+    if s.config.search == "heuristic":
+        return True
+    s.wait_ready("player")
+    return s.model_sizes is None or size in s.model_sizes
+
+
+def require_size(s: Session) -> None:
+    if not supports_size(s, s.size):
+        raise GtpError(f"the models are not made for {s.size}x{s.size} "
+                       f"(they play {', '.join(map(str, sorted(s.model_sizes)))})")
+
+
+def status_player(s: Session):
+    """The Player that judges dead stones: ours, unless its search gives no ownership (the network
+    searches), then a heuristic MCTS one made on first use."""
+    from engine.search.mcts import MctsConfig, MctsSearch
+    if isinstance(s.player.search, MctsSearch):
+        return s.player
+    if s.status_player is None:
+        from engine.player import Player
+        s.status_player = Player(MctsSearch(MctsConfig(tree_capacity=300_000), seed=s.config.seed),
+                                 s.player.config, s.player.time.config)
+    return s.status_player
 
 
 class _ReportingSearch:
@@ -80,8 +101,10 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
              cleanup: bool = False, report=None, interval_s: float = 1.0) -> int:
     """Search, play the move for `colour` unless play_it is False, and return it (Loc, PASS or
     RESIGN). `stop` ends the search early: the best move found so far is answered."""
-    p, g = s.player, s.game
+    require_size(s)
+    p, g = (status_player(s) if cleanup else s.player), s.game
     search = p.search
+    p.last_result = None          # genmove may answer without searching (no legal move)
     if report is not None:
         p.search = _ReportingSearch(search, lambda res: report(snapshot(res, colour)), interval_s)
     try:
@@ -107,18 +130,19 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
 
 
 def analyze(s: Session, colour: int, stop: threading.Event, report, interval_s: float) -> Snapshot:
+    require_size(s)
     result = s.player.analyze(s.game, colour, lambda res: report(snapshot(res, colour)), stop,
                               interval_s)
     return snapshot(result, colour)
 
 
 def final_status(s: Session) -> dict[str, list[int]]:
-    return s.player.final_status(s.game)
+    return status_player(s).final_status(s.game)
 
 
 def ownership_black(s: Session):
     """float[N, N], +1 black, row 0 at the top."""
-    return s.player.ownership(s.game)
+    return status_player(s).ownership(s.game)
 
 
 def game_over(s: Session) -> None:
@@ -134,7 +158,7 @@ def set_param(s: Session, name: str, value: str) -> None:
         except ValueError:
             raise GtpError(f"invalid value {quote(value)} for {name}") from None
         return
-    s.wait_ready("player", abort=s.server.quit_pending.is_set)
+    s.wait_ready("player")
     try:
         s.player.set_param(name, value)
     except KeyError:

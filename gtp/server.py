@@ -6,8 +6,11 @@
 Threads:
   * the reader thread reads stdin as bytes, decodes with errors="replace", and queues every line.
     Each line it queues also sets the stop event of the command that is running, if that command is
-    a long one (genmove, the analysis commands): "any new input stops the search" (KataGo
-    GTP_Extensions.md, Sabaki's sendAbort, GoGui's `# interrupt`);
+    a long one: "any new input stops the search" (KataGo GTP_Extensions.md, Sabaki's sendAbort,
+    GoGui's `# interrupt`). The analysis commands also stop at once when input is already waiting
+    (Sabaki may write its abort right behind them); genmove and its variants stop only for input
+    that arrives while they think, so that `printf 'genmove b\nquit\n' | engine-gtp` gets a real
+    move;
   * the main thread takes lines off the queue in order and answers each one completely (a
     streaming command writes `=id`, its lines, then the blank line) before it reads the next.
 Responses go only to `stdout`, flushed after each write; logs go to stderr through `logging`.
@@ -17,6 +20,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 import traceback
 from dataclasses import dataclass
 from typing import IO, Callable
@@ -27,6 +31,9 @@ from gtp.protocol import INTERRUPT, Command, clean_text, format_failure, format_
 log = logging.getLogger("gtp")
 
 MAX_LINE_BYTES = 1 << 20   # longer input lines are cut (the rest is read and dropped)
+# Lines that reach us within this many seconds after a genmove line were written with it
+# (pipelined), not typed to interrupt it.
+PIPELINE_GRACE = 0.05
 _EOF = object()
 
 
@@ -44,6 +51,7 @@ class Handler:
     max_args: int | None      # None: any number
     needs: str | None         # None, "game" (rules core loaded) or "player" (search loaded too)
     long: bool                # interruptible: gets a Call with a stop event (genmove, analysis)
+    pending_stops: bool       # long: input already queued when it starts stops it too (analysis)
     usage: str
     listed: bool
 
@@ -56,13 +64,15 @@ class Registry:
         self.handlers: dict[str, Handler] = {}
 
     def command(self, name: str, *, args: int | tuple[int, int | None] = 0, needs: str | None = "game",
-                long: bool = False, usage: str = "", listed: bool = True):
+                long: bool = False, pending_stops: bool = True, usage: str = "",
+                listed: bool = True):
         lo, hi = (args, args) if isinstance(args, int) else args
 
         def register(fn: Callable) -> Callable:
             if name in self.handlers:
                 raise ValueError(f"command {name} registered twice")
-            self.handlers[name] = Handler(name, fn, lo, hi, needs, long, usage or name, listed)
+            self.handlers[name] = Handler(name, fn, lo, hi, needs, long, pending_stops,
+                                           usage or name, listed)
             return fn
 
         return register
@@ -117,7 +127,7 @@ class Server:
         self._out_lock = threading.Lock()
         self._stop_lock = threading.Lock()
         self._active_stop: threading.Event | None = None
-        self.quit_pending = threading.Event()   # a `quit` line or EOF has been read
+        self._grace_until = 0.0
         self.quitting = False
         session.server = self
 
@@ -150,11 +160,10 @@ class Server:
 
     def _deliver(self, line) -> None:
         parsed = None if line is _EOF else parse_line(line)
-        if line is _EOF or (isinstance(parsed, Command) and parsed.name == "quit"):
-            self.quit_pending.set()
-        self._queue.put((line, parsed))
+        now = time.monotonic()
+        self._queue.put((line, parsed, now))
         with self._stop_lock:
-            if self._active_stop is not None:
+            if self._active_stop is not None and now >= self._grace_until:
                 self._active_stop.set()
 
     def input_pending(self) -> bool:
@@ -165,18 +174,18 @@ class Server:
         """Answer commands until `quit` or the end of stdin."""
         self.start_reader()
         while not self.quitting:
-            line, parsed = self._queue.get()
+            line, parsed, received = self._queue.get()
             if line is _EOF:
                 log.info("stdin closed")
                 break
             if parsed is None or parsed is INTERRUPT:
                 continue
-            self.execute(parsed)
+            self.execute(parsed, received)
 
-    def execute(self, cmd: Command) -> None:
+    def execute(self, cmd: Command, received: float = 0.0) -> None:
         log.debug("<< %s", str(cmd)[:200])
         try:
-            text, streamed = self._dispatch(cmd)
+            text, streamed = self._dispatch(cmd, received)
         except GtpError as exc:
             self.write(format_failure(cmd.id, str(exc)))
             log.debug(">> ? %s", exc)
@@ -188,7 +197,7 @@ class Server:
             self.write(response)
             log.debug(">> %s", response.rstrip()[:200])
 
-    def _dispatch(self, cmd: Command) -> tuple[str, bool]:
+    def _dispatch(self, cmd: Command, received: float) -> tuple[str, bool]:
         if not cmd.name:
             raise GtpError("missing command")
         handler = self.registry.get(cmd.name)
@@ -197,17 +206,25 @@ class Server:
         n = len(cmd.args)
         if n < handler.min_args or (handler.max_args is not None and n > handler.max_args):
             raise GtpError(f"wrong number of arguments: usage {handler.usage}")
-        if handler.needs:
-            self.session.wait_ready(handler.needs, abort=self.quit_pending.is_set)
         if not handler.long:
+            if handler.needs:
+                self.session.wait_ready(handler.needs)
             return self._guarded(handler.fn, self.session, cmd.args), False
+        # A long command can be stopped from the moment it is read, even while it waits for
+        # the engine to load (GoGui may send `# interrupt` then).
         stop = threading.Event()
         with self._stop_lock:
             self._active_stop = stop
-            if self.input_pending():
-                stop.set()
+            if handler.pending_stops:
+                self._grace_until = 0.0
+                if self.input_pending():
+                    stop.set()
+            else:
+                self._grace_until = received + PIPELINE_GRACE
         call = Call(self, cmd, stop)
         try:
+            if handler.needs:
+                self.session.wait_ready(handler.needs)
             text = self._guarded(handler.fn, self.session, cmd.args, call)
         except GtpError as exc:
             if not call.started:

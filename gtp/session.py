@@ -15,8 +15,7 @@ import logging
 import math
 import threading
 import time
-from dataclasses import dataclass, field, replace
-from typing import Callable
+from dataclasses import dataclass
 
 from engine import coords
 from engine.rules import Rules, named_rules
@@ -45,9 +44,7 @@ class EngineConfig:
     threads: int | None = None        # search threads
     resign_threshold: float | None = None  # resign below this winrate (0 disables)
     seed: int | None = None
-    ponder: bool = False
     name: str = "goengine"
-    extra: dict = field(default_factory=dict)
 
 
 def parse_colour(text: str) -> int:
@@ -83,12 +80,12 @@ class Session:
         self.game = None                   # engine.game.Game once stage "game" is ready
         self.player = None                 # engine.player.Player once stage "player" is ready
         self.clock = None                  # engine.timecontrol.Clock, made on the first time command
-        self.time_settings: tuple | None = None   # what time_settings / kgs-time_settings said
-        self.last_snapshot = None          # the last AnalysisSnapshot of a genmove (for CHAT / gogui)
+        self.last_snapshot = None          # gtp.moves.Snapshot of the last genmove
+        self.model_sizes: set[int] | None = None   # board sizes the models are made for (None: any)
+        self.status_player = None          # heuristic Player for dead stones (see moves.status_player)
         self.params: dict[str, object] = {"gogui_search_seconds": 2.0, "chat": True}
         self._ready = {"game": threading.Event(), "player": threading.Event()}
         self._errors: dict[str, BaseException] = {}
-        self.loader: Callable[["Session"], None] | None = None
         self.started = time.monotonic()
 
     # ---- loading ----
@@ -111,11 +108,10 @@ class Session:
             finally:
                 self._ready[stage].set()
 
-    def wait_ready(self, stage: str, abort: Callable[[], bool] = lambda: False) -> None:
-        event = self._ready[stage]
-        while not event.wait(0.05):
-            if abort():
-                raise GtpError(f"engine still loading ({stage}); command abandoned")
+    def wait_ready(self, stage: str) -> None:
+        """Block until the stage is loaded (commands are answered in order, so a command behind a
+        slow model load waits for it); GtpError if loading failed."""
+        self._ready[stage].wait()
         if stage in self._errors:
             exc = self._errors[stage]
             raise GtpError(f"engine failed to load: {type(exc).__name__}: {exc}")
@@ -165,6 +161,3 @@ class Session:
 
     def fmt(self, lc: int) -> str:
         return coords.format_gtp(lc, self.size).upper() if lc >= 0 else coords.format_gtp(lc, self.size)
-
-    def update_config(self, **changes) -> None:
-        self.config = replace(self.config, **changes)

@@ -181,6 +181,16 @@ def test_extract_into_writes_uint8_and_overwrites():
         extract_into(g, "alphago48", np.zeros((49, 5, 5), dtype=np.uint8))
 
 
+def test_mark_stamps_keep_working_past_32_bits():
+    g = load(ALL_GROUPS, moves=["W B3", "B D2"])
+    before = extract(g, "alphago48")
+    mk, ctr = features._scratch(5)[:2]
+    ctr[0] = 2**31 - 3                                    # the stamp grows across calls
+    for _ in range(3):
+        np.testing.assert_array_equal(extract(g, "alphago48"), before)
+    assert ctr[0] >= 2**31
+
+
 def test_extract_does_not_modify_the_game():
     g = load(LADDER, moves=["B E6"])
     st, meta = g.st.copy(), g.meta.copy()

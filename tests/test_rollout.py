@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -198,13 +197,13 @@ def test_incremental_state_equals_scratch_during_playouts(policy, n):
     for trial in range(4 if n == 19 else 8):
         st, meta = new_board(n)
         stop = int(rng.integers(0, 2 * n * n))
-        _score, _moves, errors, caps = checked_playout(st, meta, 3 * n * n, *policy.tables, stop)
+        _score, _moves, errors, caps = checked_playout(st, meta, 3 * n * n, policy.tables, stop)
         assert errors.tolist() == [0, 0, 0]
         a = st.shape[1]
         inc = np.zeros(a)
         scr = np.zeros(a)
-        incremental_weights(st, meta, caps, len(caps), *policy.tables, inc)
-        k = scratch_weights(st, meta, caps, len(caps), *policy.tables, scr)
+        incremental_weights(st, meta, caps, len(caps), policy.tables, inc)
+        k = scratch_weights(st, meta, caps, len(caps), policy.tables, scr)
         assert k == int((scr > 0).sum())
         np.testing.assert_allclose(inc, scr, rtol=1e-9, atol=0)
 
@@ -228,8 +227,8 @@ def test_incremental_weights_equal_scratch_after_captures(policy):
     pol = RolloutPolicy(allk, np.random.default_rng(1).normal(size=len(allk)))
     inc = np.zeros(g.st.shape[1])
     scr = np.zeros(g.st.shape[1])
-    incremental_weights(g.st, g.meta, caps, len(caps), *pol.tables, inc)
-    scratch_weights(g.st, g.meta, caps, len(caps), *pol.tables, scr)
+    incremental_weights(g.st, g.meta, caps, len(caps), pol.tables, inc)
+    scratch_weights(g.st, g.meta, caps, len(caps), pol.tables, scr)
     np.testing.assert_allclose(inc, scr, rtol=1e-9, atol=0)
     assert scr[caps].min() > 0
 
@@ -241,7 +240,7 @@ def test_policy_playout_ends_legal_scored_and_keeps_eyes(policy, n):
         from engine.playout import seed as nb_seed
         nb_seed(seed)
         st, meta = new_board(n)
-        score, moves, errors, _caps = checked_playout(st, meta, 3 * n * n, *policy.tables, -1)
+        score, moves, errors, _caps = checked_playout(st, meta, 3 * n * n, policy.tables, -1)
         assert errors[0] == 0, "illegal move played"
         assert errors[1] == 0, "own true eye filled"
         assert errors[2] == 0, "kept values differ from scratch"
@@ -259,7 +258,7 @@ def test_policy_playout_ends_legal_scored_and_keeps_eyes(policy, n):
     # the plain entry point has the engine.playout.playout contract
     st, meta = new_board(n)
     amaf = np.zeros(st.shape[1], dtype=np.int8)
-    score, own = policy_playout(st, meta, 3 * n * n, amaf, *policy.tables)
+    score, own = policy_playout(st, meta, 3 * n * n, amaf, policy.tables)
     assert own.dtype == np.int8 and own.shape == (st.shape[1],)
     assert int(score) == int((own == BLACK).sum()) - int((own == WHITE).sum())
     assert set(np.unique(amaf)) <= {0, 1, 2} and (amaf > 0).sum() > 0
@@ -277,7 +276,7 @@ def test_own_true_eyes_get_no_weight():
     pol = RolloutPolicy(keys, np.zeros(len(keys)))
     a = g.st.shape[1]
     w = np.zeros(a)
-    incremental_weights(g.st, g.meta, np.zeros(0, dtype=np.int64), 0, *pol.tables, w)
+    incremental_weights(g.st, g.meta, np.zeros(0, dtype=np.int64), 0, pol.tables, w)
     assert B.legality(g.st, g.meta, pt(g, "A5"), BLACK) == B.LEGAL
     assert w[pt(g, "A5")] == 0.0 and w[pt(g, "C5")] == 0.0  # black's own true eyes
     assert w[pt(g, "E1")] > 0.0
@@ -291,7 +290,7 @@ def test_save_load_round_trip(tmp_path, policy):
     assert np.array_equal(back.keys, policy.keys)
     assert np.array_equal(back.weights, policy.weights)
     assert back.meta["heldout_top1"] == 0.5
-    assert np.array_equal(back.hvals, policy.hvals)
+    assert np.array_equal(back.hkeys, policy.hkeys)  # same table, values interleaved
 
 
 def test_missing_or_corrupt_file_gives_clear_error(tmp_path, policy):
@@ -371,3 +370,58 @@ def test_rollout_command_line(tmp_path):
         "3x3=1,diamond=1", "--bench-seconds", "0", "--no-progress"])
     assert res.exit_code == 0, res.output
     assert out.is_file() and (tmp_path / "r.json").is_file()
+
+
+@pytest.mark.skipif(not TYGEM.is_dir(), reason="no Tygem archives")
+def test_training_features_match_the_playout_policy():
+    """The softmax the trainer fits (feature indices + weights) is the policy the engine plays
+    (RolloutPolicy built from the same keys and weights), position by position."""
+    from engine.replay import initial_game
+    from sgf_tools.archives import iter_games
+    from training.rollout import build_dictionary, count_patterns, extract_all, load_games
+    path = TYGEM / "tygem9d-2015-05.tar.bz2"
+    gs = load_games([path], max_games=2)
+    sel = ((gs.col <= 2) & (gs.loc >= 0)).astype(np.uint8)
+    keys, counts = count_patterns(gs, sel, table_bits=18)
+    dic = build_dictionary(keys, counts, {"3x3": 2, "diamond": 2, "nakade": 1})
+    rng = np.random.default_rng(3)
+    w = rng.normal(0, 1, len(dic))
+    batch = extract_all(gs, sel, dic)
+    pol = RolloutPolicy(dic.keys, w.astype(np.float32))
+    w32 = pol.weights.astype(np.float64)
+    records = []
+    for rec in iter_games(path):
+        records.append(rec)
+        if len(records) == 2:
+            break
+    i = 0
+    for rec in records:
+        g = initial_game(rec)
+        for colour, point in rec.moves:
+            c = BLACK if colour == "b" else WHITE
+            lc = -1 if point is None else loc(point[0], point[1], 19)
+            if lc >= 0:
+                lo, hi = batch.pos_off[i], batch.pos_off[i + 1]
+                z = np.array([sum(w32[f] for f in batch.feat[j] if f >= 0) for j in range(lo, hi)])
+                p_train = np.exp(z - z.max())
+                p_train /= p_train.sum()
+                g.meta[B.M_TOPLAY] = c
+                probs = pol.move_probabilities(g)
+                assert len(probs) == hi - lo
+                np.testing.assert_allclose(sorted(probs.values()), np.sort(p_train), rtol=1e-6)
+                t = batch.target[i]
+                if t >= 0:
+                    assert probs[lc] == pytest.approx(p_train[t], rel=1e-6)
+                else:
+                    assert lc not in probs
+                i += 1
+            g.play(c, lc)
+    assert i == len(batch)
+
+
+def test_uniform_policy_plays_to_the_end():
+    pol = RolloutPolicy.uniform()
+    st, meta = new_board(9)
+    amaf = np.zeros(st.shape[1], dtype=np.int8)
+    score, own = policy_playout(st, meta, 3 * 81, amaf, pol.tables)
+    assert -81 <= score <= 81 and (own > 0).sum() > 40

@@ -102,7 +102,7 @@ def test_tree_reuse_keeps_opponent_reply_subtree():
     assert int(s.tree.ti[T.I_N, s.tree.root]) >= kept > 0
 
 
-@pytest.mark.parametrize("searcher", ["heuristic", "zero"])
+@pytest.mark.parametrize("searcher", ["heuristic", "alphago-rollouts"])
 def test_both_colours_capture_a_string_in_atari(searcher):
     """A 2-stone string in atari at the centre: capturing decides the game on 5x5."""
     for me in (BLACK, WHITE):
@@ -116,6 +116,6 @@ def test_both_colours_capture_a_string_in_atari(searcher):
         if searcher == "heuristic":
             s = MctsSearch(seed=5)
         else:
-            s = NetworkSearch(NetSearchConfig(mode="zero"), policy=UniformEvaluator(), seed=5)
+            s = NetworkSearch(NetSearchConfig(mode="alphago", lam=1.0, n_thr=2), seed=5)
         res = s.search(g, me, playouts=3000)
         assert format_gtp(res.best.move, 5) == "C1", [(format_gtp(m.move, 5), m.visits) for m in res.moves[:3]]

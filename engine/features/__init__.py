@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from engine.board import BLACK, WHITE
 from engine.features.alphago import alphago_planes, kernel_offsets
 from engine.features.ladder import new_scratch
 from engine.features.registry import (FEATURE_SETS, FEATURE_VERSIONS, HISTORY_GROUPS,
@@ -65,6 +66,8 @@ def extract_into(game, name: str | FeatureSet, out: np.ndarray, color: int | Non
         raise ValueError(f"out must be C-contiguous uint8{(fs.num_planes, n, n)}, "
                          f"got {out.dtype}{out.shape}")
     c = game.to_play if color is None else int(color)
+    if c not in (BLACK, WHITE):
+        raise ValueError(f"invalid colour {color!r}")
     offs, history = _plan(fs)
     flat = out.reshape(fs.num_planes, n * n)
     if offs is not None:

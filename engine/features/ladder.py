@@ -41,7 +41,7 @@ from engine.board import (EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, LEGAL, M_W, NF
 
 MAX_LADDER_PLIES = 128  # a ladder across a 25x25 board is under 100 plies
 LADDER_BUDGET = 2000    # plays per top-level ladder question
-MAX_OPTIONS = 12        # runner options: captures of adjacent chaser strings in atari + extension
+MAX_OPTIONS = 64        # runner options: captures of adjacent chaser strings in atari + extension
 
 # ctr[C_STAMP]: mark stamp for the mark array mk; ctr[C_PLAYS]: plays used by the current question.
 C_STAMP, C_PLAYS = 0, 1
@@ -51,12 +51,25 @@ RUNNER, CHASER = 0, 1
 
 
 def new_scratch(n: int):
-    """Scratch for the feature kernels on an n x n board: (mk, ctr, pool_st, pool_meta, frames)."""
+    """Scratch for the feature kernels on an n x n board: (mk, ctr, pool_st, pool_meta, frames).
+    The marks are int64 like the stamp counter, which grows across calls and never wraps."""
     a = (n + 2) * (n + 2)
     slots = MAX_LADDER_PLIES + 2
-    return (np.zeros(a, dtype=np.int32), np.zeros(2, dtype=np.int64),
+    return (np.zeros(a, dtype=np.int64), np.zeros(2, dtype=np.int64),
             np.empty((slots, NF, a), dtype=np.int32), np.empty((slots, NM), dtype=np.int64),
             np.empty((slots, K_OPTS + MAX_OPTIONS), dtype=np.int64))
+
+
+@njit(cache=True)
+def _copy_board(dst_st, dst_meta, src_st, src_meta):
+    """dst = src for one board (st int32[NF, A], meta int64[NM]), all C-contiguous. An element loop:
+    numba's `dst[:, :] = src` checks for overlap and goes through a temporary, ten times slower."""
+    d = dst_st.reshape(dst_st.size)
+    s = src_st.reshape(src_st.size)
+    for i in range(s.size):
+        d[i] = s[i]
+    for i in range(src_meta.size):
+        dst_meta[i] = src_meta[i]
 
 
 @njit(cache=True)
@@ -154,15 +167,17 @@ def _chaser_options(st, meta, prey, chaser, frame, mk, ctr):
     """The chaser's ataris worth reading into frame (legal, and the runner does not get 3+
     liberties by extending on the other liberty). Returns how many."""
     head = st[F_HEAD, prey]
-    two = np.empty(2, dtype=np.int64)
+    two = frame[K_OPTS:K_OPTS + 2]
     if find_two_liberties(st, meta, head, two) != 2:
         return 0
+    a = two[0]
+    b = two[1]
     k = 0
     for i in range(2):
-        x = two[i]
+        x = a if i == 0 else b
         if legality(st, meta, x, chaser) != LEGAL:
             continue
-        if extension_libs(st, meta, head, two[1 - i], x, mk, ctr, 3) >= 3:
+        if extension_libs(st, meta, head, b if i == 0 else a, x, mk, ctr, 3) >= 3:
             continue
         frame[K_OPTS + k] = x
         k += 1
@@ -213,8 +228,7 @@ def read_ladder(pool_st, pool_meta, frames, prey, chaser, runner_to_move, mk, ct
         f[K_NEXT] += 1
         slot = f[K_SLOT]
         if f[K_NEXT] < f[K_NOPT]:
-            pool_st[slot + 1, :, :] = pool_st[slot]
-            pool_meta[slot + 1, :] = pool_meta[slot]
+            _copy_board(pool_st[slot + 1], pool_meta[slot + 1], pool_st[slot], pool_meta[slot])
             slot += 1
         st = pool_st[slot]
         meta = pool_meta[slot]
@@ -247,7 +261,7 @@ def ladder_captures(st, meta, p, c, mk, ctr, pool_st, pool_meta, frames):
     one after) that the ladder then captures. Does not modify the board."""
     w = meta[M_W]
     opp = 3 - c
-    two = np.empty(2, dtype=np.int64)
+    two = frames[0, K_OPTS:K_OPTS + 2]  # scratch until the reading starts
     seen0 = -1
     seen1 = -1
     seen2 = -1
@@ -267,8 +281,7 @@ def ladder_captures(st, meta, p, c, mk, ctr, pool_st, pool_meta, frames):
         other = two[1] if two[0] == p else two[0]
         if extension_libs(st, meta, h, other, p, mk, ctr, 3) >= 3:
             continue  # the runner just runs out
-        pool_st[0, :, :] = st
-        pool_meta[0, :] = meta
+        _copy_board(pool_st[0], pool_meta[0], st, meta)
         play(pool_st[0], pool_meta[0], p, c)
         ctr[C_PLAYS] = 1
         if pool_st[0, F_LIBS, pool_st[0, F_HEAD, h]] != 1:
@@ -281,8 +294,7 @@ def ladder_captures(st, meta, p, c, mk, ctr, pool_st, pool_meta, frames):
 @njit(cache=True)
 def _saved_from_ladder(st, meta, p, c, prey, mk, ctr, pool_st, pool_meta, frames):
     """After c plays p, is the c string through `prey` (in atari now) out of the ladder?"""
-    pool_st[0, :, :] = st
-    pool_meta[0, :] = meta
+    _copy_board(pool_st[0], pool_meta[0], st, meta)
     play(pool_st[0], pool_meta[0], p, c)
     ctr[C_PLAYS] = 1
     libs = pool_st[0, F_LIBS, pool_st[0, F_HEAD, prey]]
@@ -294,33 +306,38 @@ def _saved_from_ladder(st, meta, p, c, prey, mk, ctr, pool_st, pool_meta, frames
 
 
 @njit(cache=True)
-def ladder_escapes(st, meta, p, c, mk, ctr, pool_st, pool_meta, frames):
+def ladder_escapes(st, meta, p, c, libs_after, mk, ctr, pool_st, pool_meta, frames):
     """True if c playing the legal move p saves a c string that is in atari now (by extending on its
     liberty, or by capturing an opponent string next to it) so that it has 3+ liberties or the
-    opponent's ladder no longer captures it. Does not modify the board."""
+    opponent's ladder no longer captures it. `libs_after`: the liberties of c's string through p
+    after the move, captures counted (every own string next to p joins it). Does not modify the
+    board."""
     w = meta[M_W]
     opp = 3 - c
     for q in (p - w, p + w, p - 1, p + 1):
-        col = st[F_COLOR, q]
-        if col == c:
-            h = st[F_HEAD, q]
-            if st[F_LIBS, h] == 1 and _saved_from_ladder(st, meta, p, c, h, mk, ctr,
-                                                         pool_st, pool_meta, frames):
+        if st[F_COLOR, q] == c and st[F_LIBS, st[F_HEAD, q]] == 1:
+            if libs_after >= 3:
                 return True
-        elif col == opp:
-            h = st[F_HEAD, q]
-            if st[F_LIBS, h] != 1:
-                continue
-            # p captures h: every own string in atari touching h is a candidate
-            s = h
-            while True:
-                for r in (s - w, s + w, s - 1, s + 1):
-                    if st[F_COLOR, r] == c:
-                        t = st[F_HEAD, r]
-                        if st[F_LIBS, t] == 1 and _saved_from_ladder(st, meta, p, c, t, mk, ctr,
-                                                                     pool_st, pool_meta, frames):
-                            return True
-                s = st[F_NEXT, s]
-                if s == h:
-                    break
+            if libs_after == 2 and _saved_from_ladder(st, meta, p, c, p, mk, ctr,
+                                                      pool_st, pool_meta, frames):
+                return True
+            break
+    for q in (p - w, p + w, p - 1, p + 1):
+        if st[F_COLOR, q] != opp:
+            continue
+        h = st[F_HEAD, q]
+        if st[F_LIBS, h] != 1:
+            continue
+        # p captures h: every own string in atari touching h (and not p) is a candidate
+        s = h
+        while True:
+            for r in (s - w, s + w, s - 1, s + 1):
+                if st[F_COLOR, r] == c:
+                    t = st[F_HEAD, r]
+                    if st[F_LIBS, t] == 1 and _saved_from_ladder(st, meta, p, c, t, mk, ctr,
+                                                                 pool_st, pool_meta, frames):
+                        return True
+            s = st[F_NEXT, s]
+            if s == h:
+                break
     return False

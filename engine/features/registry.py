@@ -18,8 +18,11 @@ Plane groups (row 0 of every plane is the top of the board; "player" is the colo
 |                      |       | 1 liberty (captures counted) and s stones -> plane min(s, 8) - 1   |
 | liberties_after_move | 8     | legal move -> plane min(l, 8) - 1, l = liberties of the player's   |
 |                      |       | string through it after the move, captures counted                 |
-| ladder_capture       | 1     | legal move that ataris an opponent string a ladder then captures   |
-| ladder_escape        | 1     | legal move that saves a player string in atari from the ladder     |
+| ladder_capture       | 1     | legal move that ataris an opponent string (2 liberties -> 1) that  |
+|                      |       | the ladder then captures, whatever the runner does                 |
+| ladder_escape        | 1     | legal move after which a player string that is in atari now (next  |
+|                      |       | to the move, or next to a string it captures) has 3+ liberties, or |
+|                      |       | 2 from which the opponent's ladder fails                           |
 | sensibleness         | 1     | legal and not one of the player's own true eyes                    |
 | zeros                | 1     | 0                                                                  |
 | player_colour        | 1     | 1 everywhere if the player is black                                |

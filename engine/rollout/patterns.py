@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit
 
 from engine.board import (BLACK, BORDER, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_MARK, F_NEXT, LEGAL,
-                          M_KO, M_KOCOLOR, M_LAST, M_MARK, M_N, M_W, WHITE, is_eye, legality, play)
+                          M_LAST, M_MARK, M_N, M_W, WHITE, is_eye, legality, play)
 
 # ---- point states ------------------------------------------------------------------------------
 S_EMPTY, S_BORDER = 0, 1
@@ -110,6 +110,10 @@ for _i in range(8):
 DM_SLOT = np.full(25, -1, dtype=np.int64)
 for _i in range(N_DIAMOND):
     DM_SLOT[(DM_DR[_i] + 2) * 5 + DM_DC[_i] + 2] = _i
+# DM_NB[slot] = neighbour slot (0..7) of diamond slot 1..8, -1 for the others
+DM_NB = np.full(N_DIAMOND, -1, dtype=np.int64)
+for _i in range(1, 9):
+    DM_NB[_i] = NB_SLOT[(DM_DR[_i] + 1) * 3 + DM_DC[_i] + 1]
 del _i
 
 
@@ -187,11 +191,9 @@ def key3(code, c):
 
 
 @njit(cache=True)
-def diamond_codes(st, meta, last, c, out):
-    """The diamond pattern around the last move in c's view, under each of the 8 symmetries:
-    out[k] = code of the pattern moved by symmetry k (39 bits)."""
+def diamond_raw(st, meta, last, c):
+    """Raw code (39 bits, c's view, no symmetry) of the diamond around the last move."""
     w = meta[M_W]
-    a = st.shape[1]
     r0 = last // w
     c0 = last % w
     raw = 0
@@ -201,16 +203,28 @@ def diamond_codes(st, meta, last, c, out):
         if r < 0 or r >= w or cc < 0 or cc >= w:
             s = S_BORDER
         else:
-            q = r * w + cc
-            s = point_state(st, q) if q < a else S_BORDER
+            s = point_state(st, r * w + cc)
         if c == WHITE:
             s = SWAP[s]
         raw |= np.int64(s) << (3 * i)
+    return raw
+
+
+@njit(cache=True)
+def diamond_perms(raw, out):
+    """out[k] = the raw diamond code moved by symmetry k."""
     for k in range(8):
         t = 0
         for i in range(N_DIAMOND):
             t |= ((raw >> (3 * i)) & 7) << (3 * PD[k, i])
         out[k] = t
+
+
+@njit(cache=True)
+def diamond_codes(st, meta, last, c, out):
+    """The diamond pattern around the last move in c's view, under each of the 8 symmetries:
+    out[k] = code of the pattern moved by symmetry k (39 bits)."""
+    diamond_perms(diamond_raw(st, meta, last, c), out)
 
 
 @njit(cache=True, inline="always")
@@ -493,7 +507,10 @@ def position_keys(st, meta, c, caps, ncaps, cand, keys):
     return k
 
 
-# ---- open-addressing hash tables (int64 keys >= 0, -1 = empty slot) ------------------------------
+# ---- open-addressing hash tables -----------------------------------------------------------------
+# A table is one int64 array `kv` of 2 * 2^b entries: slot i holds its key at kv[2i] (-1 = empty)
+# and its value at 2i + 1, read through `vals`, a view of the same buffer (int64 for counts and
+# indices, float64 for weights), so that a lookup touches one cache line.
 _HMUL = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -504,31 +521,32 @@ def _hslot(key, mask):
 
 
 @njit(cache=True)
-def table_find(hkeys, key):
-    """Slot of key in the table, or -1."""
-    mask = hkeys.shape[0] - 1
+def table_find(kv, key):
+    """Index of key's value (into the value view of kv), or -1 when key is absent."""
+    mask = (kv.shape[0] >> 1) - 1
     i = _hslot(key, mask)
     while True:
-        k = hkeys[i]
+        k = kv[2 * i]
         if k == key:
-            return i
+            return 2 * i + 1
         if k == -1:
             return -1
         i = (i + 1) & mask
 
 
 @njit(cache=True)
-def table_slot(hkeys, key):
-    """Slot of key, claiming an empty one if it is new; -1 when the table is full."""
-    mask = hkeys.shape[0] - 1
+def table_slot(kv, key):
+    """Index of key's value, claiming an empty slot if key is new; -1 when the table is full."""
+    size = kv.shape[0] >> 1
+    mask = size - 1
     i = _hslot(key, mask)
-    for _ in range(hkeys.shape[0]):
-        k = hkeys[i]
+    for _ in range(size):
+        k = kv[2 * i]
         if k == key:
-            return i
+            return 2 * i + 1
         if k == -1:
-            hkeys[i] = key
-            return i
+            kv[2 * i] = key
+            return 2 * i + 1
         i = (i + 1) & mask
     return -1
 
@@ -540,19 +558,30 @@ def table_bits(count: int, load: float = 0.5) -> int:
     return bits
 
 
+def new_table(bits: int, dtype=np.int64):
+    """An empty table of 2^bits slots: (kv, vals) with vals the `dtype` view of kv."""
+    kv = np.zeros(2 << bits, dtype=np.int64)
+    kv[0::2] = -1
+    return kv, kv.view(dtype)
+
+
 def build_table(keys: np.ndarray, values: np.ndarray, load: float = 0.5):
-    """Hash table (hkeys, hvals) mapping keys[i] -> values[i]."""
+    """(kv, vals): a table mapping keys[i] -> values[i] (int64 or float64 values)."""
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     values = np.asarray(values)
-    size = 1 << table_bits(len(keys), load)
-    hkeys = np.full(size, -1, dtype=np.int64)
-    hvals = np.zeros(size, dtype=values.dtype)
-    _fill_table(hkeys, hvals, keys, values)
-    return hkeys, hvals
+    dtype = np.float64 if np.issubdtype(values.dtype, np.floating) else np.int64
+    kv, vals = new_table(table_bits(len(keys), load), dtype)
+    _fill_table(kv, vals, keys, values.astype(dtype))
+    return kv, vals
 
 
 @njit(cache=True)
-def _fill_table(hkeys, hvals, keys, values):
+def _fill_table(kv, vals, keys, values):
     for i in range(keys.shape[0]):
-        s = table_slot(hkeys, keys[i])
-        hvals[s] = values[i]
+        vals[table_slot(kv, keys[i])] = values[i]
+
+
+def table_items(kv, vals):
+    """(keys, values) stored in a table."""
+    used = kv[0::2] != -1
+    return kv[0::2][used].copy(), vals[1::2][used].copy()

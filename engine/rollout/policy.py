@@ -3,16 +3,22 @@
 
     from engine.rollout import RolloutPolicy, policy_playout
     pol = RolloutPolicy.load("models/bundled/rollout.npz")       # or RolloutPolicy.bundled()
-    score, own = policy_playout(st, meta, max_moves, amaf, *pol.tables)
+    score, own = policy_playout(st, meta, max_moves, amaf, pol.tables)
 
 `policy_playout` has the contract of `engine.playout.playout` (the board is played in place to the
 end; returns black area minus white area without komi, and int8 ownership per Loc; `amaf[p]`
-gets the colour that first played p), plus the three arrays of `RolloutPolicy.tables`:
+gets the colour that first played p), plus one argument, the tuple `RolloutPolicy.tables`
+(hkeys, hvals, scal, c3, dk, dv):
 
-* `hkeys` int64[2^b], `hvals` float64[2^b]: an open-addressing hash table from pattern key
-  (families 3x3, diamond, nakade) to exp(weight); a diamond value already includes the
-  `response` weight (that feature is on exactly when the diamond pattern is known);
-* `scal` float64[N_SCALARS]: exp(weight) of the scalar features (see `patterns.SCALAR_*`).
+* `hkeys` int64[2 * 2^b] with `hvals` its float64 view: a hash table (`patterns.table_find`) from
+  pattern key (families 3x3, diamond, nakade) to exp(weight); a diamond value already includes
+  the `response` weight (that feature is on exactly when the diamond pattern is known);
+* `scal` float64[N_SCALARS]: exp(weight) of the scalar features (see `patterns.SCALAR_*`);
+* `c3` float64[2^12, 4]: a direct-mapped cache of the 3x3 part of the weights, both colours, by
+  raw 3x3 code ([code, black, white, -]); `dk` int64[2^12, 16] with `dv` its float64 view: a cache
+  of the 12 response x neighbour multipliers by raw diamond code (key in dk[h, 0], multipliers in
+  dv[h, 1:13]). The playout writes the caches: threads running playouts at the same time need a
+  tuple each (`RolloutPolicy.new_tables()`; the first three arrays are shared and read-only).
 
 The weight of a move is the product of the exp(weights) of its active features (the softmax
 numerator). Incremental evaluation: per point, the pattern state (colour + liberty bucket) and the
@@ -38,18 +44,20 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine.board import (BLACK, EMPTY, F_COLOR, F_NEXT, M_KO, M_KOCOLOR, M_LAST, M_N, M_TOPLAY, M_W,
-                          WHITE, area_ownership, is_eye, legality, play_pass)
-from engine.rollout.patterns import (DM_DC, DM_DR, FAM_DIAMOND, FAM_NAKADE, FAM_SCALAR,
-                                     FAMILY_SHIFT, K_3X3, K_DIAMOND, K_NAKADE, K_NEIGHBOUR,
-                                     K_SAVE, N_SCALARS, NAKADE_MAX, NK, SCALAR_NAMES,
-                                     SCALAR_NEIGHBOUR, SCALAR_RESPONSE, SCALAR_SAVE_ATARI,
-                                     SCALAR_UNKNOWN_3X3, build_table, code3_s3, diamond_codes,
-                                     diamond_key, key3, nakade_key, nakade_shapes, neighbour_slot,
-                                     play_record, point_state, position_keys, save_atari_points,
-                                     table_find)
+from engine.board import (BLACK, EMPTY, F_COLOR, F_NEXT, M_KO, M_KOCOLOR, M_LAST, M_N,
+                          M_TOPLAY, M_W, WHITE, area_ownership, is_eye, legality, play_pass)
+from engine.rollout.patterns import (DM_DC, DM_DR, DM_NB, FAM_DIAMOND, FAM_NAKADE, FAM_SCALAR,
+                                     FAMILY_NAMES, FAMILY_SHIFT, K_3X3, K_DIAMOND, K_NAKADE,
+                                     K_NEIGHBOUR, K_SAVE, N_SCALARS, NAKADE_MAX, NK,
+                                     SCALAR_NAMES, SCALAR_NEIGHBOUR, SCALAR_RESPONSE,
+                                     SCALAR_SAVE_ATARI, SCALAR_UNKNOWN_3X3, SWAP, build_table,
+                                     code3_s3, diamond_key, diamond_perms, key3, nakade_key,
+                                     nakade_shapes, play_record, point_state, position_keys,
+                                     save_atari_points, table_find)
 
 FORMAT = "goengine-rollout-v1"
+CACHE3_BITS = 12     # 3x3 weight cache: 2^12 entries of 32 bytes
+CACHED_BITS = 12     # response multiplier cache: 2^12 entries of 128 bytes
 BUNDLED_PATH = Path(__file__).resolve().parents[2] / "models" / "bundled" / "rollout.npz"
 
 
@@ -78,17 +86,29 @@ def _legal_s3(s3, p, w, c):
 
 
 @njit(cache=True)
-def _weights_at(st, meta, s3, p, hkeys, hvals, scal, wgt):
-    """The 3x3 part of the weight of empty p for both colours (0 if illegal or an own eye)."""
-    w = meta[M_W]
-    code = code3_s3(s3, p, w)
+def _weights_miss(st, meta, s3, p, code, hkeys, hvals, scal, c3, h):
     for ci in range(2):
         c = ci + 1
-        if not _legal_s3(s3, p, w, c) or is_eye(st, meta, p, c):
-            wgt[ci, p] = 0.0
-        else:
+        v = 0.0
+        if _legal_s3(s3, p, meta[M_W], c) and not is_eye(st, meta, p, c):
             i = table_find(hkeys, key3(code, c))
-            wgt[ci, p] = hvals[i] if i >= 0 else scal[SCALAR_UNKNOWN_3X3]
+            v = hvals[i] if i >= 0 else scal[SCALAR_UNKNOWN_3X3]
+        c3[h, 1 + ci] = v
+    c3[h, 0] = code
+
+
+@njit(cache=True, inline="always")
+def _weights_at(st, meta, s3, p, hkeys, hvals, scal, c3, wgt):
+    """The 3x3 part of the weight of empty p for both colours (0 if illegal or an own eye).
+
+    Both are functions of the 3x3 code alone (legality and the eye test only look at the 8
+    neighbours' states), so they are memoised in the direct-mapped cache c3."""
+    code = code3_s3(s3, p, meta[M_W])
+    h = ((code * 2654435761) >> 16) & (c3.shape[0] - 1)
+    if c3[h, 0] != code:
+        _weights_miss(st, meta, s3, p, code, hkeys, hvals, scal, c3, h)
+    wgt[0, p] = c3[h, 1]
+    wgt[1, p] = c3[h, 2]
 
 
 @njit(cache=True)
@@ -106,7 +126,7 @@ def _row_sums(meta, wgt, rsum, r):
 
 
 @njit(cache=True)
-def _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal):
+def _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3):
     a = st.shape[1]
     w = meta[M_W]
     n = meta[M_N]
@@ -118,7 +138,7 @@ def _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal):
         for cc in range(1, n + 1):
             p = r * w + cc
             if st[F_COLOR, p] == EMPTY:
-                _weights_at(st, meta, s3, p, hkeys, hvals, scal, wgt)
+                _weights_at(st, meta, s3, p, hkeys, hvals, scal, c3, wgt)
     for r in range(w):
         rsum[0, r] = 0.0
         rsum[1, r] = 0.0
@@ -153,17 +173,17 @@ def _walk_string(st, s3, h, ns, w, dmark, dlist, nd, stamp):
 
 
 @njit(cache=True)
-def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, caps, dmark, dlist, rmark,
-                 stamp):
+def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, caps, dmark, dlist,
+                 rmark, stamp):
     """Play c at p and bring the kept states, weights and row sums up to date. Returns the number
     of captured stones (written into caps)."""
     w = meta[M_W]
     ncaps = play_record(st, meta, p, c, caps)
     nd = 0
-    ns = point_state(st, p)
-    s3[p] = ns
+    s3[p] = point_state(st, p)
     nd = _mark8(p, w, dmark, dlist, nd, stamp)
-    # strings next to p: own (merged into p's string) and opponent (lost a liberty)
+    # strings next to p: own (merged into p's string) and opponent (lost a liberty); every string
+    # keeps one state on all its stones, so one stone tells whether the string needs a walk
     for q in (p - w, p + w, p - 1, p + 1):
         col = st[F_COLOR, q]
         if col == BLACK or col == WHITE:
@@ -188,7 +208,7 @@ def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, caps, dmark,
         x = dlist[i]
         col = st[F_COLOR, x]
         if col == EMPTY:
-            _weights_at(st, meta, s3, x, hkeys, hvals, scal, wgt)
+            _weights_at(st, meta, s3, x, hkeys, hvals, scal, c3, wgt)
         elif col == BLACK or col == WHITE:
             wgt[0, x] = 0.0
             wgt[1, x] = 0.0
@@ -204,35 +224,77 @@ def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, caps, dmark,
     return ncaps
 
 
+# ---- features of the last move -----------------------------------------------------------------
+@njit(cache=True, inline="always")
+def diamond_raw_s3(s3, last, c, w):
+    """`patterns.diamond_raw` from the kept states."""
+    r0 = last // w
+    c0 = last % w
+    raw = 0
+    for i in range(13):
+        r = r0 + DM_DR[i]
+        cc = c0 + DM_DC[i]
+        if r < 0 or r >= w or cc < 0 or cc >= w:
+            s = 1
+        else:
+            s = s3[r * w + cc]
+        if c == WHITE:
+            s = SWAP[s]
+        raw |= np.int64(s) << (3 * i)
+    return raw
+
+
 @njit(cache=True)
-def _temp_features(st, meta, c, wgt, hkeys, hvals, scal, lcaps, nlcaps, tq, tm, tmark, tidx,
-                   stamp, dcodes, sa, masks, cells):
-    """Multipliers of the features that depend on the last move (and of the ko ban) for c:
-    writes points into tq and multipliers into tm; returns how many."""
-    ci = c - 1
-    w = meta[M_W]
-    n = meta[M_N]
-    last = meta[M_LAST]
-    nt = 0
-    if last >= 0:
-        diamond_codes(st, meta, last, c, dcodes)
-        r0 = last // w
-        c0 = last % w
-        for slot in range(1, 13):
-            r = r0 + DM_DR[slot]
-            cc = c0 + DM_DC[slot]
-            if r < 1 or r > n or cc < 1 or cc > n:
-                continue
-            q = r * w + cc
-            if wgt[ci, q] == 0.0:
-                continue
-            m = 1.0
+def _diamond_miss(raw, hkeys, hvals, scal, dk, dv, h, dcodes):
+    diamond_perms(raw, dcodes)
+    for slot in range(1, 13):
+        m = 1.0
+        if (raw >> (3 * slot)) & 7 == 0:
             i = table_find(hkeys, diamond_key(dcodes, slot))
             if i >= 0:
                 m = hvals[i]
             if slot <= 8:
-                m *= scal[SCALAR_NEIGHBOUR + neighbour_slot(last, q, w)]
-            nt = _add_temp(q, m, tq, tm, tmark, tidx, nt, stamp)
+                m *= scal[SCALAR_NEIGHBOUR + DM_NB[slot]]
+        dv[h, slot] = m
+    dk[h, 0] = raw
+
+
+@njit(cache=True, inline="always")
+def _add_temp(q, m, tq, tm, tmark, tidx, nt, stamp):
+    if tmark[q] == stamp:
+        tm[tidx[q]] *= m
+        return nt
+    tmark[q] = stamp
+    tidx[q] = nt
+    tq[nt] = q
+    tm[nt] = m
+    return nt + 1
+
+
+@njit(cache=True)
+def _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, dk, dv, lcaps, nlcaps, tq, tm,
+                   tmark, tidx, stamp, dcodes, sa, masks, cells):
+    """Multipliers of the features that depend on the last move (and of the ko ban) for c:
+    writes points into tq and multipliers into tm; returns how many."""
+    ci = c - 1
+    w = meta[M_W]
+    last = meta[M_LAST]
+    nt = 0
+    if last >= 0:
+        # response x neighbour: 12 multipliers per raw diamond code, memoised in dk / dv
+        raw = diamond_raw_s3(s3, last, c, w)
+        h = ((raw * 2654435761) >> 18) & (dk.shape[0] - 1)
+        if dk[h, 0] != raw:
+            _diamond_miss(raw, hkeys, hvals, scal, dk, dv, h, dcodes)
+        for slot in range(1, 13):
+            if (raw >> (3 * slot)) & 7 != 0:
+                continue  # a stone or off the board
+            m = dv[h, slot]
+            if m == 1.0:
+                continue
+            q = last + DM_DR[slot] * w + DM_DC[slot]
+            if wgt[ci, q] != 0.0:
+                nt = _add_temp(q, m, tq, tm, tmark, tidx, nt, stamp)
         nsa = save_atari_points(st, meta, c, last, sa)
         for i in range(nsa):
             q = sa[i]
@@ -251,18 +313,7 @@ def _temp_features(st, meta, c, wgt, hkeys, hvals, scal, lcaps, nlcaps, tq, tm, 
     return nt
 
 
-@njit(cache=True, inline="always")
-def _add_temp(q, m, tq, tm, tmark, tidx, nt, stamp):
-    if tmark[q] == stamp:
-        tm[tidx[q]] *= m
-        return nt
-    tmark[q] = stamp
-    tidx[q] = nt
-    tq[nt] = q
-    tm[nt] = m
-    return nt + 1
-
-
+# ---- sampling and the playout --------------------------------------------------------------------
 @njit(cache=True)
 def _sample(meta, wgt, rsum, ci):
     """A point drawn with probability proportional to wgt[ci], or -1 if every weight is 0."""
@@ -302,15 +353,16 @@ def _sample(meta, wgt, rsum, ci):
 
 
 @njit(cache=True)
-def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal):
-    """Number of kept values that differ from a from-scratch computation."""
+def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3):
+    """Number of kept values that differ from a from-scratch computation (with an empty cache)."""
     a = st.shape[1]
     w = meta[M_W]
     n = meta[M_N]
     s3b = np.empty(a, dtype=np.int8)
     wb = np.zeros((2, a))
     rb = np.zeros((2, w))
-    _init_state(st, meta, s3b, wb, rb, hkeys, hvals, scal)
+    fresh = np.full(c3.shape, -1.0)
+    _init_state(st, meta, s3b, wb, rb, hkeys, hvals, scal, fresh)
     bad = 0
     for p in range(a):
         if s3b[p] != s3[p]:
@@ -325,7 +377,8 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal):
 
 
 @njit(cache=True)
-def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, check, errors, stop_after):
+def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, dk, dv, check, errors,
+                  stop_after):
     a = st.shape[1]
     w = meta[M_W]
     s3 = np.empty(a, dtype=np.int8)
@@ -334,7 +387,6 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, check, errors, 
     dmark = np.zeros(a, dtype=np.int64)
     dlist = np.empty(a, dtype=np.int64)
     rmark = np.zeros(w, dtype=np.int64)
-    caps = np.empty(a, dtype=np.int64)
     lcaps = np.empty(a, dtype=np.int64)
     tmark = np.zeros(a, dtype=np.int64)
     tidx = np.empty(a, dtype=np.int64)
@@ -348,7 +400,7 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, check, errors, 
     sa = np.empty(16, dtype=np.int64)
     masks = np.empty(8, dtype=np.int64)
     cells = np.empty((8, NAKADE_MAX), dtype=np.int64)
-    _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal)
+    _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3)
     nlcaps = 0
     stamp = 0
     passes = 0
@@ -359,8 +411,8 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, check, errors, 
             break
         ci = c - 1
         stamp += 1
-        nt = _temp_features(st, meta, c, wgt, hkeys, hvals, scal, lcaps, nlcaps, tq, tm, tmark,
-                            tidx, stamp, dcodes, sa, masks, cells)
+        nt = _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, dk, dv, lcaps, nlcaps, tq,
+                            tm, tmark, tidx, stamp, dcodes, sa, masks, cells)
         nr = 0
         for i in range(nt):
             q = tq[i]
@@ -393,11 +445,11 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, check, errors, 
             if amaf[p] == 0:
                 amaf[p] = c
             stamp += 1
-            nlcaps = _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, lcaps, dmark,
-                                  dlist, rmark, stamp)
+            nlcaps = _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, lcaps,
+                                  dmark, dlist, rmark, stamp)
             passes = 0
             if check:
-                errors[2] += _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal)
+                errors[2] += _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3)
         moves += 1
         c = 3 - c
     own = np.empty(a, dtype=np.int8)
@@ -405,18 +457,21 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, check, errors, 
 
 
 @njit(cache=True)
-def policy_playout(st, meta, max_moves, amaf, hkeys, hvals, scal):
+def policy_playout(st, meta, max_moves, amaf, tab):
     """Play the board (modified in place) to the end with the rollout policy. Returns black area
-    minus white area (no komi) and the int8 ownership per Loc, like `engine.playout.playout`."""
+    minus white area (no komi) and the int8 ownership per Loc, like `engine.playout.playout`.
+    `tab` is `RolloutPolicy.tables`."""
+    hkeys, hvals, scal, c3, dk, dv = tab
     errors = np.zeros(1, dtype=np.int64)
-    score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, False,
-                                           errors, -1)
+    score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
+                                           dk, dv, False, errors, -1)
     return score, own
 
 
 @njit(cache=True)
-def policy_playouts(st0, meta0, count, max_moves, hkeys, hvals, scal):
+def policy_playouts(st0, meta0, count, max_moves, tab):
     """Benchmark kernel: `count` playouts from a position. Returns (mean score, moves played)."""
+    hkeys, hvals, scal, c3, dk, dv = tab
     total = 0.0
     nmoves = 0
     amaf = np.zeros(st0.shape[1], dtype=np.int8)
@@ -425,30 +480,32 @@ def policy_playouts(st0, meta0, count, max_moves, hkeys, hvals, scal):
         st = st0.copy()
         meta = meta0.copy()
         amaf[:] = 0
-        score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal,
-                                               False, errors, -1)
+        score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
+                                               dk, dv, False, errors, -1)
         total += score
         nmoves += m
     return total / count, nmoves
 
 
 @njit(cache=True)
-def checked_playout(st, meta, max_moves, hkeys, hvals, scal, stop_after):
-    """A playout that verifies every move (test kernel). Returns (score, moves, errors) with
-    errors = [illegal moves, own-eye fills, kept values differing from scratch], and leaves the
-    board where it stopped (`stop_after` >= 0 stops early) together with the stones the last
-    move captured (caps[:ncaps])."""
+def checked_playout(st, meta, max_moves, tab, stop_after):
+    """A playout that verifies every move (test kernel). Returns (score, moves, errors, caps)
+    with errors = [illegal moves, own-eye fills, kept values differing from scratch]; the board
+    is left where the playout stopped (`stop_after` >= 0 stops early) and caps holds the stones
+    the last move captured."""
+    hkeys, hvals, scal, c3, dk, dv = tab
     amaf = np.zeros(st.shape[1], dtype=np.int8)
     errors = np.zeros(3, dtype=np.int64)
-    score, _own, moves, ncaps, caps = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal,
-                                                    True, errors, stop_after)
+    score, _own, moves, ncaps, caps = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals,
+                                                    scal, c3, dk, dv, True, errors, stop_after)
     return score, moves, errors, caps[:ncaps].copy()
 
 
 @njit(cache=True)
-def incremental_weights(st, meta, caps, ncaps, hkeys, hvals, scal, out):
+def incremental_weights(st, meta, caps, ncaps, tab, out):
     """Move weights of the side to move as the playout computes them (kept 3x3 part times the
     temporary features), into out[Loc]. `caps[:ncaps]` = stones the last move captured."""
+    hkeys, hvals, scal, c3, dk, dv = tab
     a = st.shape[1]
     w = meta[M_W]
     c = meta[M_TOPLAY]
@@ -456,13 +513,13 @@ def incremental_weights(st, meta, caps, ncaps, hkeys, hvals, scal, out):
     s3 = np.empty(a, dtype=np.int8)
     wgt = np.zeros((2, a))
     rsum = np.zeros((2, w))
-    _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal)
+    _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3)
     tmark = np.zeros(a, dtype=np.int64)
     tidx = np.empty(a, dtype=np.int64)
     tq = np.empty(a, dtype=np.int64)
     tm = np.empty(a)
-    nt = _temp_features(st, meta, c, wgt, hkeys, hvals, scal, caps, ncaps, tq, tm, tmark, tidx,
-                        1, np.empty(8, dtype=np.int64), np.empty(16, dtype=np.int64),
+    nt = _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, dk, dv, caps, ncaps, tq, tm,
+                        tmark, tidx, 1, np.empty(8, dtype=np.int64), np.empty(16, dtype=np.int64),
                         np.empty(8, dtype=np.int64), np.empty((8, NAKADE_MAX), dtype=np.int64))
     for p in range(a):
         out[p] = wgt[ci, p]
@@ -471,9 +528,10 @@ def incremental_weights(st, meta, caps, ncaps, hkeys, hvals, scal, out):
 
 
 @njit(cache=True)
-def scratch_weights(st, meta, caps, ncaps, hkeys, hvals, scal, out):
+def scratch_weights(st, meta, caps, ncaps, tab, out):
     """Move weights of the side to move from `patterns.position_keys` (the training features),
     into out[Loc] (0 for non-candidates). Returns the number of candidates."""
+    hkeys, hvals, scal, _c3, _dk, _dv = tab
     a = st.shape[1]
     c = meta[M_TOPLAY]
     cand = np.empty(a, dtype=np.int64)
@@ -513,7 +571,8 @@ class RolloutPolicy:
         weights = np.asarray(weights)
         if keys.ndim != 1 or weights.ndim != 1 or keys.shape != weights.shape:
             raise RolloutModelError(
-                f"keys and weights must be 1-D of equal length, got {keys.shape} and {weights.shape}")
+                "keys and weights must be 1-D of equal length, got "
+                f"{keys.shape} and {weights.shape}")
         if not np.issubdtype(keys.dtype, np.integer):
             raise RolloutModelError(f"keys must be integers, got {keys.dtype}")
         keys = keys.astype(np.int64)
@@ -546,11 +605,16 @@ class RolloutPolicy:
         pat = ~sc
         self.hkeys, self.hvals = build_table(keys[pat], np.exp(vals[pat]))
         self.scal = np.exp(scal_logit)
+        self.tables = self.new_tables()
 
-    @property
-    def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(hkeys, hvals, scal): the extra arguments of `policy_playout`."""
-        return self.hkeys, self.hvals, self.scal
+    def new_tables(self, cache3_bits: int = CACHE3_BITS, cached_bits: int = CACHED_BITS) -> tuple:
+        """A fresh `tables` tuple (hkeys, hvals, scal, c3, dk, dv): the extra argument of
+        `policy_playout`. The last three are caches the playout writes to: threads running
+        playouts at the same time need a tuple each (the first three arrays are shared)."""
+        c3 = np.full((1 << cache3_bits, 4), -1.0)
+        dk = np.zeros((1 << cached_bits, 16), dtype=np.int64)
+        dk[:, 0] = -1
+        return (self.hkeys, self.hvals, self.scal, c3, dk, dk.view(np.float64))
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -559,7 +623,6 @@ class RolloutPolicy:
         return {name: float(math.log(v)) for name, v in zip(SCALAR_NAMES, self.scal)}
 
     def family_counts(self) -> dict[str, int]:
-        from engine.rollout.patterns import FAMILY_NAMES
         fam = self.keys >> FAMILY_SHIFT
         return {name: int((fam == i).sum()) for i, name in enumerate(FAMILY_NAMES)}
 
@@ -596,10 +659,10 @@ class RolloutPolicy:
             raise RolloutModelError(
                 f"{path}: corrupt or unreadable rollout policy file ({type(e).__name__}: {e})"
             ) from e
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        fmt = meta.get("format") if isinstance(meta, dict) else None
+        if fmt != FORMAT:
             raise RolloutModelError(
-                f"{path}: unknown rollout policy format {meta.get('format') if isinstance(meta, dict) else meta!r}"
-                f" (expected {FORMAT})")
+                f"{path}: unknown rollout policy format {fmt!r} (expected {FORMAT})")
         try:
             return cls(keys, weights, meta)
         except RolloutModelError as e:
@@ -607,18 +670,26 @@ class RolloutPolicy:
 
     @classmethod
     def bundled(cls) -> "RolloutPolicy":
+        """The default policy, models/bundled/rollout.npz."""
         return cls.load(BUNDLED_PATH)
+
+    @classmethod
+    def uniform(cls) -> "RolloutPolicy":
+        """All weights 0: uniform over the legal non-eye-filling moves. Its `tables` also serve as
+        a typed placeholder for kernels that take a rollout policy but are not using one."""
+        keys = np.arange(N_SCALARS, dtype=np.int64)  # family 0
+        return cls(keys, np.zeros(N_SCALARS, dtype=np.float32), {"format": FORMAT})
 
     # ---- use -------------------------------------------------------------------------------
     def playout(self, st, meta, max_moves, amaf):
-        return policy_playout(st, meta, max_moves, amaf, self.hkeys, self.hvals, self.scal)
+        return policy_playout(st, meta, max_moves, amaf, self.tables)
 
     def move_probabilities(self, game) -> dict[int, float]:
         """{Loc: probability} of the policy for the side to move of an engine.game.Game."""
         last_caps = _last_captures(game)
         out = np.zeros(game.st.shape[1])
         st, meta = game.st.copy(), game.meta.copy()
-        scratch_weights(st, meta, last_caps, len(last_caps), self.hkeys, self.hvals, self.scal, out)
+        scratch_weights(st, meta, last_caps, len(last_caps), self.tables, out)
         total = out.sum()
         if total <= 0:
             return {}

@@ -35,7 +35,12 @@ def _analyze(s: Session, args, call, kata: bool) -> str:
         if a.interval > 0:
             call.line(fmt(snap))
 
-    moves.analyze(s, colour, call.stop, report, max(a.interval, 1.0) / 100)
+    final = moves.analyze(s, colour, call.stop, report, max(a.interval, 1.0) / 100)
+    if not call.stop.is_set():
+        # The search ended by itself (a policy-only player, a full tree): show where it got to,
+        # then keep the response open until the client's input ends it, as it expects.
+        report(final)
+        call.stop.wait()
     return ""
 
 
@@ -60,13 +65,13 @@ def kata_analyze(s: Session, args, call) -> str:
     return _analyze(s, args, call, kata=True)
 
 
-@command("lz-genmove_analyze", args=(0, None), needs="player", long=True,
+@command("lz-genmove_analyze", args=(0, None), needs="player", long=True, pending_stops=False,
          usage="lz-genmove_analyze " + _USAGE)
 def lz_genmove_analyze(s: Session, args, call) -> str:
     return _genmove_analyze(s, args, call, kata=False)
 
 
-@command("kata-genmove_analyze", args=(0, None), needs="player", long=True,
+@command("kata-genmove_analyze", args=(0, None), needs="player", long=True, pending_stops=False,
          usage="kata-genmove_analyze " + _USAGE + " [ownership true]")
 def kata_genmove_analyze(s: Session, args, call) -> str:
     return _genmove_analyze(s, args, call, kata=True)

@@ -5,8 +5,8 @@ from importlib import metadata
 
 from gtp import moves
 from gtp.server import GtpError, command
-from gtp.session import BLACK, COLOUR_NAMES, WHITE, Session, parse_colour, parse_float, parse_int
-from engine.coords import MAX_SIZE, MIN_SIZE, PASS
+from gtp.session import BLACK, COLOUR_NAMES, WHITE, Session, parse_colour, parse_float
+from engine.coords import MAX_SIZE, MIN_SIZE
 
 
 @command("protocol_version", needs=None)
@@ -79,7 +79,7 @@ def play(s: Session, args) -> str:
     return ""
 
 
-@command("genmove", args=1, needs="player", long=True, usage="genmove COLOR")
+@command("genmove", args=1, needs="player", long=True, pending_stops=False, usage="genmove COLOR")
 def genmove(s: Session, args, call) -> str:
     colour = parse_colour(args[0])
     return s.fmt(moves.generate(s, colour, call.stop))

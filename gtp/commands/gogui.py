@@ -101,7 +101,7 @@ def gogui_ownership(s: Session, args, call) -> str:
     snap = _search(s, args, call)
     own = snap.ownership_black
     if own is None:
-        raise GtpError("this search gives no ownership")
+        own = moves.ownership_black(s)
     rows = [" ".join(f"{float(v):.2f}" for v in row) for row in own]
     return "\n" + "\n".join(rows)
 
@@ -116,7 +116,7 @@ def _param_line(key: str, value) -> str:
 def goengine_set_param(s: Session, args) -> str:
     if not args:
         try:
-            s.wait_ready("player", abort=s.server.quit_pending.is_set)
+            s.wait_ready("player")
         except GtpError:
             pass        # list what there is: the server's own parameters
         return "\n".join(_param_line(k, v) for k, v in sorted(moves.params(s).items()))
@@ -130,7 +130,7 @@ def goengine_set_param(s: Session, args) -> str:
 def goengine_get_param(s: Session, args) -> str:
     values = moves.params(s)
     if args[0] not in values and not s.is_ready("player"):
-        s.wait_ready("player", abort=s.server.quit_pending.is_set)
+        s.wait_ready("player")
         values = moves.params(s)
     if args[0] not in values:
         raise GtpError(f"unknown parameter {quote(args[0])}")

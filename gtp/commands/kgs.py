@@ -40,7 +40,7 @@ def kata_time_settings(s: Session, args) -> str:
     return ""
 
 
-@command("kgs-genmove_cleanup", args=1, needs="player", long=True, usage="kgs-genmove_cleanup COLOR")
+@command("kgs-genmove_cleanup", args=1, needs="player", long=True, pending_stops=False, usage="kgs-genmove_cleanup COLOR")
 def kgs_genmove_cleanup(s: Session, args, call) -> str:
     colour = parse_colour(args[0])
     return s.fmt(moves.generate(s, colour, call.stop, cleanup=True))

@@ -178,7 +178,7 @@ def printsgf(s: Session, args) -> str:
 
 # ---- regression -------------------------------------------------------------------------------
 
-@command("reg_genmove", args=1, needs="player", long=True, usage="reg_genmove COLOR")
+@command("reg_genmove", args=1, needs="player", long=True, pending_stops=False, usage="reg_genmove COLOR")
 def reg_genmove(s: Session, args, call) -> str:
     colour = parse_colour(args[0])
     return s.fmt(moves.generate(s, colour, call.stop, play_it=False))

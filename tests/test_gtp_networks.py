@@ -1,0 +1,70 @@
+"""engine-gtp with the network searches (--search zero | alphago | policy) on tiny untrained nets."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+
+import pytest
+
+from test_gtp_harness import ROOT, Engine, sabaki_parse
+
+pytest.importorskip("torch")
+pytest.importorskip("onnx")
+
+VERTEX = re.compile(r"[A-HJ-T](1\d|[1-9])|pass")
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    from training import nets
+    from training.export import export_onnx
+    d = tmp_path_factory.mktemp("gtp-models")
+    for kind, net in (("zero", nets.build("zero", "cpu", blocks=1, filters=8, value_channels=2, fc=8)),
+                      ("policy", nets.build("policy", "cpu", layers=3, filters=8))):
+        export_onnx(net, kind, d / f"{kind}.onnx", {})
+    value9 = nets.build("value", "cpu", layers=3, filters=8, fc=8, head="fc", board_size=9)
+    export_onnx(value9, "value", d / "value.onnx", {})    # runs on 9x9 only
+    return d
+
+
+def _play_a_little(e: Engine, timeout: float = 60) -> None:
+    e.ok("boardsize 9", timeout=timeout)
+    move = e.ok("genmove b", timeout=timeout)
+    assert VERTEX.fullmatch(move), move
+    e.send("lz-analyze W 10\n")
+    assert e.line() == "=\n"
+    line = e.line(timeout=10)
+    assert sabaki_parse(line, kata=False), line
+    e.send("protocol_version\n")
+    while e.line(timeout=5) != "\n":
+        pass
+    assert e.response() == ("=", "2")
+
+
+@pytest.mark.parametrize("search", ["zero", "alphago", "policy"])
+def test_network_search_plays_and_analyses(model_dir, search):
+    with Engine("--search", search, "--model-dir", str(model_dir), "--playouts", "24") as e:
+        t0 = time.monotonic()
+        assert e.ask("name", timeout=5) == ("=", "goengine")
+        assert time.monotonic() - e.started < 1.0 or time.monotonic() - t0 < 1.0
+        _play_a_little(e)
+        assert e.ok("final_status_list dead", timeout=60) == ""
+        assert re.fullmatch(r"[BW]\+\d+(\.5)?|0", e.ok("final_score", timeout=60))
+
+
+def test_a_fixed_size_model_refuses_other_sizes(model_dir):
+    with Engine("--search", "alphago", "--model-dir", str(model_dir), "--size", "9",
+                "--playouts", "16") as e:
+        assert e.fails("boardsize 19", timeout=60) == "unacceptable size"
+        e.ok("boardsize 9")
+        assert VERTEX.fullmatch(e.ok("genmove w", timeout=60))
+
+
+def test_missing_models_are_a_command_line_error(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "gtp.main", "--search", "zero", "--model-dir",
+                           str(tmp_path)], capture_output=True, cwd=ROOT, timeout=30,
+                          stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2
+    assert b"needs a zero model" in proc.stderr
