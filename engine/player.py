@@ -31,10 +31,22 @@ class PlayerConfig:
     min_playouts: int = 50             # never answer with fewer simulations than this (time allowing)
 
 
+def _parse(kind, value: str):
+    """A GTP parameter value as the type of the field it sets ('false' is False for a bool)."""
+    if kind is bool:
+        v = str(value).strip().lower()
+        if v in ("1", "true", "yes", "on"):
+            return True
+        if v in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"expected true or false, got {value!r}")
+    return kind(value)
+
+
 # Parameters settable at run time (GTP goengine-set_param / kata-set-param).
 TUNABLE = {
     "playouts": int, "resign_threshold": float, "resign_consecutive": int,
-    "resign_min_move": float, "allow_resign": lambda v: str(v).lower() in ("1", "true", "yes", "on"),
+    "resign_min_move": float, "allow_resign": lambda v: _parse(bool, v),
     "status_playouts": int,
 }
 
@@ -58,11 +70,11 @@ class Player:
         search_cfg = getattr(self.search, "config", None)
         if search_cfg is not None and name in {f.name for f in dataclasses.fields(search_cfg)}:
             kind = type(getattr(search_cfg, name))
-            self.search.config = dataclasses.replace(search_cfg, **{name: kind(value)})
+            self.search.config = dataclasses.replace(search_cfg, **{name: _parse(kind, value)})
             return
         if name in {f.name for f in dataclasses.fields(self.time.config)}:
             cur = getattr(self.time.config, name)
-            val = None if value.lower() == "none" else float(value) if cur is None else type(cur)(value)
+            val = None if value.lower() == "none" else float(value) if cur is None else _parse(type(cur), value)
             self.time = TimeManager(dataclasses.replace(self.time.config, **{name: val}))
             return
         raise KeyError(f"unknown parameter {name!r}")
@@ -80,7 +92,8 @@ class Player:
         self._last_winrate = {BLACK: None, WHITE: None}
 
     # ---- move generation ----------------------------------------------------------------------
-    def _run(self, game, color, clock: Clock | None, stop=None) -> SearchResult:
+    def _run(self, game, color, clock: Clock | None, stop=None, report=None,
+             report_interval: float = 1.0) -> SearchResult:
         budget, hard = self.time.limits(clock, color, game.move_number, game.size)
         watch = Stopwatch()
         watch.start()
@@ -88,21 +101,24 @@ class Player:
             # visit-limited, but a clock still caps the time
             seconds = hard if clock is not None and clock.system != "none" else None
             res = self.search.search(game, color, playouts=self.config.playouts, seconds=seconds,
-                                     stop=stop)
+                                     stop=stop, report=report, report_interval=report_interval)
         else:
-            res = self.search.search(game, color, seconds=budget, stop=stop)
+            res = self.search.search(game, color, seconds=budget, stop=stop, report=report,
+                                     report_interval=report_interval)
         if clock is not None:
             self.time.charge(clock, color, watch.stop())
         self.last_result = res
         return res
 
     def genmove(self, game, color, clock: Clock | None = None, stop=None,
-                cleanup: bool = False) -> int:
-        """The move to play for `color` (a Loc, PASS or RESIGN). Does not play it."""
+                cleanup: bool = False, report=None, report_interval: float = 1.0) -> int:
+        """The move to play for `color` (a Loc, PASS or RESIGN). Does not play it. `report`
+        receives a SearchResult every `report_interval` seconds (genmove_analyze)."""
         with self._lock:
+            self.last_result = None
             if not game.legal_moves(color):
                 return PASS
-            res = self._run(game, color, clock, stop)
+            res = self._run(game, color, clock, stop, report, report_interval)
             if self._should_resign(game, color, res):
                 return RESIGN
             return self._choose(game, color, res, cleanup)
@@ -187,6 +203,8 @@ class Player:
 
     def _should_resign(self, game, color, res: SearchResult) -> bool:
         cfg = self.config
+        if res.root_visits < cfg.min_playouts:
+            return False  # an interrupted or starved search says nothing about the position
         wr = res.winrate
         prev = self._last_winrate[color]
         self._last_winrate[color] = wr
@@ -194,7 +212,7 @@ class Player:
             self._low_streak[color] += 1
         else:
             self._low_streak[color] = 0
-        if not cfg.allow_resign or res.root_visits < cfg.min_playouts:
+        if not cfg.allow_resign:
             return False
         area = game.size * game.size
         min_move = cfg.resign_min_move * area

@@ -79,38 +79,15 @@ def status_player(s: Session):
     return s.status_player
 
 
-class _ReportingSearch:
-    """The player's search with analysis reports switched on, for `*-genmove_analyze`.
-
-    Player.genmove has no report argument; this proxy adds one to the search call it makes and
-    forwards everything else."""
-
-    def __init__(self, inner, report, interval: float):
-        self._inner, self._report, self._interval = inner, report, interval
-
-    def search(self, *args, **kwargs):
-        kwargs.setdefault("report", self._report)
-        kwargs.setdefault("report_interval", self._interval)
-        return self._inner.search(*args, **kwargs)
-
-    def __getattr__(self, name):
-        return getattr(self._inner, name)
-
-
 def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = True,
              cleanup: bool = False, report=None, interval_s: float = 1.0) -> int:
     """Search, play the move for `colour` unless play_it is False, and return it (Loc, PASS or
     RESIGN). `stop` ends the search early: the best move found so far is answered."""
     require_size(s)
     p, g = (status_player(s) if cleanup else s.player), s.game
-    search = p.search
-    p.last_result = None          # genmove may answer without searching (no legal move)
-    if report is not None:
-        p.search = _ReportingSearch(search, lambda res: report(snapshot(res, colour)), interval_s)
-    try:
-        move = p.genmove(g, colour, s.clock, stop=stop, cleanup=cleanup)
-    finally:
-        p.search = search
+    rep = (lambda res: report(snapshot(res, colour))) if report is not None else None
+    move = p.genmove(g, colour, s.clock, stop=stop, cleanup=cleanup, report=rep,
+                     report_interval=interval_s)
     result = p.last_result
     s.last_snapshot = snapshot(result, colour) if result is not None else None
     if s.last_snapshot is not None and s.params.get("chat"):

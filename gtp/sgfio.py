@@ -18,27 +18,22 @@ _LETTER = {BLACK: "b", WHITE: "w"}
 
 def load(s: Session, path: str, until: int | None):
     """(Game, Rules) of the file's main line, stopped before move number `until` (1 = the first)."""
-    from engine.game import Game, IllegalMove
+    from engine.game import IllegalMove
     from sgf_tools import SgfError, read_sgf_file
     try:
-        record = read_sgf_file(os.path.expanduser(path))
+        record = read_sgf_file(os.path.expanduser(path), allow_empty=True)
     except OSError as exc:
         raise GtpError(f"cannot read {quote(path)}: {exc.strerror or exc}") from None
     except SgfError as exc:
         detail = f" ({exc.detail})" if exc.detail else ""
         raise GtpError(f"cannot load {quote(path)}: {exc.reason}{detail}") from None
+    from engine.replay import ReplayError, initial_game
     n = record.size
-    if record.setup_white:
-        raise GtpError("cannot load: white setup stones (AW) are not supported")
-    if len(record.setup_black) == 1:
-        raise GtpError("cannot load: a single black setup stone is not supported")
     rules = s.rules if record.komi is None else s.rules.with_komi(record.komi)
-    game = Game(n, rules)
-    if record.setup_black:
-        try:
-            game.set_handicap([loc(r, c, n) for r, c in record.setup_black])
-        except ValueError as exc:
-            raise GtpError(f"cannot load: bad setup stones ({exc})") from None
+    try:
+        game = initial_game(record, rules, default_komi=s.rules.komi)
+    except ReplayError as exc:
+        raise GtpError(f"cannot load: {exc}") from None
     moves = record.moves if until is None else record.moves[:until - 1]
     for i, (colour, point) in enumerate(moves, start=1):
         lc = PASS if point is None else loc(point[0], point[1], n)

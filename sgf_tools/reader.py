@@ -334,7 +334,7 @@ class _Builder:
                         j = i - handicap if i >= handicap else -1
                         shifted.setdefault(j, []).extend(cs)
                     comments = shifted
-        if not moves:
+        if not moves and not getattr(self, "allow_empty", False):
             raise SgfError("no moves")
         km = root.get("KM")
         rec = GameRecord(
@@ -409,12 +409,14 @@ def _sgfmill_parse(data: bytes, start: int):
     return list(sgf_grammar.main_sequence_iter(tree)), end
 
 
-def _read_one(data: bytes, start: int, source, comments: bool, fast: bool):
+def _read_one(data: bytes, start: int, source, comments: bool, fast: bool,
+              allow_empty: bool = False):
     """Read the game tree starting at `start` ('(;').  Returns (record, end)."""
     parsed = _fast_parse(data, start) if fast else None
     if parsed is not None:
         root, pairs, end = parsed
         b = _Builder(root, comments)
+        b.allow_empty = allow_empty
         b.node(root)
         if pairs:
             b.simple_moves(pairs)
@@ -422,6 +424,7 @@ def _read_one(data: bytes, start: int, source, comments: bool, fast: bool):
     nodes, end = _sgfmill_parse(data, start)
     root = nodes[0]
     b = _Builder(root, comments)
+    b.allow_empty = allow_empty
     for props in nodes:
         b.node(props)
     return b.finish(root, source), end
@@ -439,12 +442,13 @@ def _locate(data: bytes, pos: int = 0) -> int | None:
 
 
 def read_sgf(data: bytes | str, source: str | None = None, *, comments: bool = False,
-             fast: bool = True) -> GameRecord:
+             fast: bool = True, allow_empty: bool = False) -> GameRecord:
     """Parse the first game of SGF data into a `GameRecord` (main line only).
 
     ``source`` is stored in the record (file path, ``archive:member``).  With
     ``comments=True`` the C[] texts are kept in ``record.comments``.  ``fast=False`` forces
-    the sgfmill path (the result is the same).  Raises `SgfError`.
+    the sgfmill path (the result is the same).  ``allow_empty=True`` accepts a position with
+    no moves (problems, setups for `loadsgf`).  Raises `SgfError`.
     """
     try:
         data = _as_bytes(data)
@@ -456,7 +460,7 @@ def read_sgf(data: bytes | str, source: str | None = None, *, comments: bool = F
     if start is None:
         raise SgfError("not sgf", source=source)
     try:
-        return _read_one(data, start, source, comments, fast)[0]
+        return _read_one(data, start, source, comments, fast, allow_empty)[0]
     except SgfError as e:
         if e.source is None and source is not None:
             raise SgfError(e.reason, e.detail, source) from None
@@ -503,8 +507,8 @@ def _end_of_tree(data: bytes, start: int) -> int | None:
         return None
 
 
-def read_sgf_file(path, *, comments: bool = False) -> GameRecord:
+def read_sgf_file(path, *, comments: bool = False, allow_empty: bool = False) -> GameRecord:
     """`read_sgf` of a file's bytes, with the path as source."""
     with open(path, "rb") as f:
         data = f.read()
-    return read_sgf(data, str(path), comments=comments)
+    return read_sgf(data, str(path), comments=comments, allow_empty=allow_empty)

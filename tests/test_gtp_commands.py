@@ -142,6 +142,10 @@ def test_dead_stones_and_territory_rules(eng):
     eng.ok("kgs-rules chinese")
     eng.ok("kgs-game_over")
     eng.ok("boardsize 9")
+    problem = tmp_path / "problem.sgf"   # a position with no moves at all
+    problem.write_bytes(b"(;GM[1]SZ[9]AB[cc][dd]AW[ee])")
+    assert eng.ok(f"loadsgf {problem}") == "black"
+    assert stones(eng) == {"C7": "X", "D6": "X", "E5": "O"}
     eng.ok("komi 7.5")
 
 
@@ -177,6 +181,10 @@ def test_loadsgf(eng, tmp_path):
     handicap.write_bytes(b"(;GM[1]SZ[9]HA[2]AB[cc][gg]KM[0.5];W[ee])")
     assert eng.ok(f"loadsgf {handicap}") == "black"
     assert stones(eng) == {"C7": "X", "G3": "X", "E5": "O"}
+    setup = tmp_path / "setup.sgf"       # a problem-style setup: both colours, one black stone
+    setup.write_bytes(b"(;GM[1]SZ[9]AB[cc]AW[ee][ef];B[gg])")
+    assert eng.ok(f"loadsgf {setup}") == "white"
+    assert stones(eng) == {"C7": "X", "E5": "O", "E4": "O", "G3": "X"}
     eng.ok("komi 7.5")
 
 
@@ -189,7 +197,7 @@ def test_loadsgf(eng, tmp_path):
     ("offboard.sgf", b"(;GM[1]SZ[9];B[zz])", "cannot load"),
     ("chess.sgf", b"(;GM[3]SZ[8];B[ee])", "cannot load"),
     ("huge.sgf", b"(;GM[1]SZ[52];B[ee])", "cannot load"),
-    ("white_setup.sgf", b"(;GM[1]SZ[9]AW[ee];B[cc])", "cannot load"),
+    ("bad_setup.sgf", b"(;GM[1]SZ[9]AB[zz]AW[ee];B[cc])", "cannot load"),
 ])
 def test_loadsgf_bad_files_change_nothing(eng, tmp_path, name, data, message):
     path = tmp_path / name

@@ -8,17 +8,16 @@
 `policy_playout` has the contract of `engine.playout.playout` (the board is played in place to the
 end; returns black area minus white area without komi, and int8 ownership per Loc; `amaf[p]`
 gets the colour that first played p), plus one argument, the tuple `RolloutPolicy.tables`
-(hkeys, hvals, scal, c3, dk, dv):
+(hkeys, hvals, scal, c3):
 
 * `hkeys` int64[2 * 2^b] with `hvals` its float64 view: a hash table (`patterns.table_find`) from
   pattern key (families 3x3, diamond, nakade) to exp(weight); a diamond value already includes
   the `response` weight (that feature is on exactly when the diamond pattern is known);
 * `scal` float64[N_SCALARS]: exp(weight) of the scalar features (see `patterns.SCALAR_*`);
-* `c3` float64[2^12, 4]: a direct-mapped cache of the 3x3 part of the weights, both colours, by
-  raw 3x3 code ([code, black, white, -]); `dk` int64[2^12, 16] with `dv` its float64 view: a cache
-  of the 12 response x neighbour multipliers by raw diamond code (key in dk[h, 0], multipliers in
-  dv[h, 1:13]). The playout writes the caches: threads running playouts at the same time need a
-  tuple each (`RolloutPolicy.new_tables()`; the first three arrays are shared and read-only).
+* `c3` float64[2^14, 4]: a direct-mapped cache of the 3x3 part of the weights, both colours, by
+  raw 3x3 code ([code, black, white, -]). The playout writes it: threads running playouts at the
+  same time need a tuple each (`RolloutPolicy.new_tables()`; the first three arrays are shared
+  and read-only).
 
 The weight of a move is the product of the exp(weights) of its active features (the softmax
 numerator). Incremental evaluation: per point, the pattern state (colour + liberty bucket) and the
@@ -56,8 +55,7 @@ from engine.rollout.patterns import (DM_DC, DM_DR, DM_NB, FAM_DIAMOND, FAM_NAKAD
                                      save_atari_points, table_find)
 
 FORMAT = "goengine-rollout-v1"
-CACHE3_BITS = 12     # 3x3 weight cache: 2^12 entries of 32 bytes
-CACHED_BITS = 12     # response multiplier cache: 2^12 entries of 128 bytes
+CACHE3_BITS = 14     # 3x3 weight cache: 2^14 entries of 32 bytes
 BUNDLED_PATH = Path(__file__).resolve().parents[2] / "models" / "bundled" / "rollout.npz"
 
 
@@ -244,21 +242,6 @@ def diamond_raw_s3(s3, last, c, w):
     return raw
 
 
-@njit(cache=True)
-def _diamond_miss(raw, hkeys, hvals, scal, dk, dv, h, dcodes):
-    diamond_perms(raw, dcodes)
-    for slot in range(1, 13):
-        m = 1.0
-        if (raw >> (3 * slot)) & 7 == 0:
-            i = table_find(hkeys, diamond_key(dcodes, slot))
-            if i >= 0:
-                m = hvals[i]
-            if slot <= 8:
-                m *= scal[SCALAR_NEIGHBOUR + DM_NB[slot]]
-        dv[h, slot] = m
-    dk[h, 0] = raw
-
-
 @njit(cache=True, inline="always")
 def _add_temp(q, m, tq, tm, tmark, tidx, nt, stamp):
     if tmark[q] == stamp:
@@ -272,7 +255,7 @@ def _add_temp(q, m, tq, tm, tmark, tidx, nt, stamp):
 
 
 @njit(cache=True)
-def _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, dk, dv, lcaps, nlcaps, tq, tm,
+def _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, lcaps, nlcaps, tq, tm,
                    tmark, tidx, stamp, dcodes, sa, masks, cells):
     """Multipliers of the features that depend on the last move (and of the ko ban) for c:
     writes points into tq and multipliers into tm; returns how many."""
@@ -281,19 +264,25 @@ def _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, dk, dv, lcaps, nlca
     last = meta[M_LAST]
     nt = 0
     if last >= 0:
-        # response x neighbour: 12 multipliers per raw diamond code, memoised in dk / dv
+        # response x neighbour, for the empty points of the diamond around the last move
         raw = diamond_raw_s3(s3, last, c, w)
-        h = ((raw * 2654435761) >> 18) & (dk.shape[0] - 1)
-        if dk[h, 0] != raw:
-            _diamond_miss(raw, hkeys, hvals, scal, dk, dv, h, dcodes)
+        perms_done = False
         for slot in range(1, 13):
             if (raw >> (3 * slot)) & 7 != 0:
                 continue  # a stone or off the board
-            m = dv[h, slot]
-            if m == 1.0:
-                continue
             q = last + DM_DR[slot] * w + DM_DC[slot]
-            if wgt[ci, q] != 0.0:
+            if wgt[ci, q] == 0.0:
+                continue
+            if not perms_done:
+                diamond_perms(raw, dcodes)
+                perms_done = True
+            m = 1.0
+            i = table_find(hkeys, diamond_key(dcodes, slot))
+            if i >= 0:
+                m = hvals[i]
+            if slot <= 8:
+                m *= scal[SCALAR_NEIGHBOUR + DM_NB[slot]]
+            if m != 1.0:
                 nt = _add_temp(q, m, tq, tm, tmark, tidx, nt, stamp)
         nsa = save_atari_points(st, meta, c, last, sa)
         for i in range(nsa):
@@ -377,7 +366,7 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3):
 
 
 @njit(cache=True)
-def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, dk, dv, check, errors,
+def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, check, errors,
                   stop_after):
     a = st.shape[1]
     w = meta[M_W]
@@ -411,7 +400,7 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, dk, dv, che
             break
         ci = c - 1
         stamp += 1
-        nt = _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, dk, dv, lcaps, nlcaps, tq,
+        nt = _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, lcaps, nlcaps, tq,
                             tm, tmark, tidx, stamp, dcodes, sa, masks, cells)
         nr = 0
         for i in range(nt):
@@ -461,17 +450,17 @@ def policy_playout(st, meta, max_moves, amaf, tab):
     """Play the board (modified in place) to the end with the rollout policy. Returns black area
     minus white area (no komi) and the int8 ownership per Loc, like `engine.playout.playout`.
     `tab` is `RolloutPolicy.tables`."""
-    hkeys, hvals, scal, c3, dk, dv = tab
+    hkeys, hvals, scal, c3 = tab
     errors = np.zeros(1, dtype=np.int64)
     score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
-                                           dk, dv, False, errors, -1)
+                                           False, errors, -1)
     return score, own
 
 
 @njit(cache=True)
 def policy_playouts(st0, meta0, count, max_moves, tab):
     """Benchmark kernel: `count` playouts from a position. Returns (mean score, moves played)."""
-    hkeys, hvals, scal, c3, dk, dv = tab
+    hkeys, hvals, scal, c3 = tab
     total = 0.0
     nmoves = 0
     amaf = np.zeros(st0.shape[1], dtype=np.int8)
@@ -481,7 +470,7 @@ def policy_playouts(st0, meta0, count, max_moves, tab):
         meta = meta0.copy()
         amaf[:] = 0
         score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
-                                               dk, dv, False, errors, -1)
+                                               False, errors, -1)
         total += score
         nmoves += m
     return total / count, nmoves
@@ -493,11 +482,11 @@ def checked_playout(st, meta, max_moves, tab, stop_after):
     with errors = [illegal moves, own-eye fills, kept values differing from scratch]; the board
     is left where the playout stopped (`stop_after` >= 0 stops early) and caps holds the stones
     the last move captured."""
-    hkeys, hvals, scal, c3, dk, dv = tab
+    hkeys, hvals, scal, c3 = tab
     amaf = np.zeros(st.shape[1], dtype=np.int8)
     errors = np.zeros(3, dtype=np.int64)
     score, _own, moves, ncaps, caps = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals,
-                                                    scal, c3, dk, dv, True, errors, stop_after)
+                                                    scal, c3, True, errors, stop_after)
     return score, moves, errors, caps[:ncaps].copy()
 
 
@@ -505,7 +494,7 @@ def checked_playout(st, meta, max_moves, tab, stop_after):
 def incremental_weights(st, meta, caps, ncaps, tab, out):
     """Move weights of the side to move as the playout computes them (kept 3x3 part times the
     temporary features), into out[Loc]. `caps[:ncaps]` = stones the last move captured."""
-    hkeys, hvals, scal, c3, dk, dv = tab
+    hkeys, hvals, scal, c3 = tab
     a = st.shape[1]
     w = meta[M_W]
     c = meta[M_TOPLAY]
@@ -518,7 +507,7 @@ def incremental_weights(st, meta, caps, ncaps, tab, out):
     tidx = np.empty(a, dtype=np.int64)
     tq = np.empty(a, dtype=np.int64)
     tm = np.empty(a)
-    nt = _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, dk, dv, caps, ncaps, tq, tm,
+    nt = _temp_features(st, meta, c, s3, wgt, hkeys, hvals, scal, caps, ncaps, tq, tm,
                         tmark, tidx, 1, np.empty(8, dtype=np.int64), np.empty(16, dtype=np.int64),
                         np.empty(8, dtype=np.int64), np.empty((8, NAKADE_MAX), dtype=np.int64))
     for p in range(a):
@@ -531,7 +520,7 @@ def incremental_weights(st, meta, caps, ncaps, tab, out):
 def scratch_weights(st, meta, caps, ncaps, tab, out):
     """Move weights of the side to move from `patterns.position_keys` (the training features),
     into out[Loc] (0 for non-candidates). Returns the number of candidates."""
-    hkeys, hvals, scal, _c3, _dk, _dv = tab
+    hkeys, hvals, scal, _c3 = tab
     a = st.shape[1]
     c = meta[M_TOPLAY]
     cand = np.empty(a, dtype=np.int64)
@@ -607,14 +596,11 @@ class RolloutPolicy:
         self.scal = np.exp(scal_logit)
         self.tables = self.new_tables()
 
-    def new_tables(self, cache3_bits: int = CACHE3_BITS, cached_bits: int = CACHED_BITS) -> tuple:
-        """A fresh `tables` tuple (hkeys, hvals, scal, c3, dk, dv): the extra argument of
-        `policy_playout`. The last three are caches the playout writes to: threads running
-        playouts at the same time need a tuple each (the first three arrays are shared)."""
-        c3 = np.full((1 << cache3_bits, 4), -1.0)
-        dk = np.zeros((1 << cached_bits, 16), dtype=np.int64)
-        dk[:, 0] = -1
-        return (self.hkeys, self.hvals, self.scal, c3, dk, dk.view(np.float64))
+    def new_tables(self, cache3_bits: int = CACHE3_BITS) -> tuple:
+        """A fresh `tables` tuple (hkeys, hvals, scal, c3): the extra argument of
+        `policy_playout`. c3 is a cache the playout writes to: threads running playouts at the
+        same time need a tuple each (the first three arrays are shared)."""
+        return (self.hkeys, self.hvals, self.scal, np.full((1 << cache3_bits, 4), -1.0))
 
     def __len__(self) -> int:
         return len(self.keys)

@@ -206,7 +206,7 @@ class MctsSearch:
         n = game.size
         own = own_acc.reshape(n + 2, n + 2)[1:-1, 1:-1] / max(ran, 1)
         return summarize_root(t, color, n, ownership_black=own.copy(), simulations=ran,
-                              elapsed=elapsed, lam=1.0)
+                              elapsed=elapsed, lam=1.0, komi=game.komi)
 
 
 __all__ = ["MctsConfig", "MctsSearch", "MoveStat", "SearchResult"]

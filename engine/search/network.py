@@ -100,14 +100,20 @@ def apply_path(ti, st, meta, path, length, hist, hist_len):
 
 
 @njit(cache=True, nogil=True)
-def rollouts(sts, metas, count, komi, max_moves):
-    """z from black's view for `count` leaf boards (modified), by the heuristic playout policy."""
+def rollouts(sts, metas, count, komi, max_moves, own_acc):
+    """z from black's view for `count` leaf boards (modified), by the heuristic playout policy;
+    the final ownership of each (+1 black, -1 white) is added to own_acc."""
     out = np.zeros(count, dtype=np.float64)
     amaf = np.zeros(sts.shape[2], dtype=np.int8)
     for i in range(count):
-        score, _own = playout(sts[i], metas[i], max_moves, amaf)
+        score, own = playout(sts[i], metas[i], max_moves, amaf)
         d = score - komi
         out[i] = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+        for p in range(own.shape[0]):
+            if own[p] == 1:
+                own_acc[p] += 1.0
+            elif own[p] == 2:
+                own_acc[p] -= 1.0
     return out
 
 
@@ -284,6 +290,8 @@ class NetworkSearch:
             self._expand_root(game, color, st0, meta0, root_hist, hist_len, moves_buf, priors_buf)
         self._prune_root(game, color)
         self._add_root_noise()
+        self._own_acc = np.zeros(a, dtype=np.float64)
+        self._own_n = 0
         start = time.monotonic()
         last_report = start
         ran = 0
@@ -373,7 +381,8 @@ class NetworkSearch:
         z = None
         if use_rollouts:
             roll_sts, roll_metas = sts[:m].copy(), metas[:m].copy()
-            z = rollouts(roll_sts, roll_metas, m, game.komi, max_moves)
+            z = rollouts(roll_sts, roll_metas, m, game.komi, max_moves, self._own_acc)
+            self._own_n += m
         if worker is not None:
             worker.join()
         priors, values = result.get("net", (None, None))
@@ -392,8 +401,12 @@ class NetworkSearch:
         return want
 
     def _result(self, game, color, ran, elapsed, lam) -> SearchResult:
-        return summarize_root(self.tree, color, game.size, simulations=ran, elapsed=elapsed,
-                              lam=lam)
+        own = None
+        if self._own_n > 0:  # rollout ownership (AlphaGo search); Zero has none
+            n = game.size
+            own = (self._own_acc.reshape(n + 2, n + 2)[1:-1, 1:-1] / self._own_n).copy()
+        return summarize_root(self.tree, color, game.size, ownership_black=own, simulations=ran,
+                              elapsed=elapsed, lam=lam, komi=game.komi)
 
 
 class PolicyPlayer:
