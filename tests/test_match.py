@@ -280,3 +280,34 @@ def test_goengine_vs_gnugo(tmp_path):
         assert rec.result == r.result and len(rec.moves) == r.moves and rec.size == 9
         assert rec.black_player == r.black_name
     assert sorted(r.black for r in s.results) == ["A", "B"]
+
+
+@pytest.mark.gnugo
+@needs_gnugo
+def test_goengine_vs_gnugo_19x19(tmp_path):
+    """A whole 19x19 game against GNU Go: every move legal, no forfeit, scored or resigned."""
+    argv = _engine_gtp_argv()
+    cfg = _config(argv + ["--playouts", "150"], GNUGO_FAST, tmp_path, games=1, size=19, komi=7.5,
+                  move_timeout=60.0, startup_timeout=300.0, referee=[GNUGO, "--mode", "gtp"])
+    s = Match(cfg).run()
+    assert s.forfeits == {}, [r.forfeit_reason for r in s.results]
+    r = s.results[0]
+    assert r.end in ("score", "resign") and r.moves > 50
+    rec = read_sgf_file(r.sgf)
+    assert rec.size == 19 and len(rec.moves) == r.moves and rec.result == r.result
+
+
+def test_goengine_vs_itself_19x19_handicap_4(tmp_path):
+    """goengine against itself on 19x19 with 4 handicap stones, played to the end and scored."""
+    argv = _engine_gtp_argv() + ["--playouts", "100"]
+    cfg = _config(argv, argv, tmp_path, games=1, size=19, komi=0.5, handicap=4,
+                  move_timeout=60.0, startup_timeout=300.0, referee=None)
+    s = Match(cfg).run()
+    assert s.forfeits == {}, [r.forfeit_reason for r in s.results]
+    r = s.results[0]
+    assert r.end in ("score", "resign")
+    if r.end == "score":
+        assert r.scoring in ("agreed", "tromp-taylor") and r.score is not None
+    rec = read_sgf_file(r.sgf)
+    assert rec.size == 19 and rec.handicap == 4 and len(rec.setup_black) == 4
+    assert rec.moves[0][0] == "w"       # white moves first after the handicap stones

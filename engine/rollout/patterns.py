@@ -49,6 +49,7 @@ SWAP = np.array([0, 1, 5, 6, 7, 2, 3, 4], dtype=np.int64)   # colour swap of a s
 # ---- key families --------------------------------------------------------------------------------
 FAM_SCALAR, FAM_3X3, FAM_DIAMOND, FAM_NAKADE = 0, 1, 2, 3
 FAMILY_SHIFT = 56
+CODE_MASK = (1 << FAMILY_SHIFT) - 1
 FAMILY_NAMES = ("scalar", "3x3", "diamond", "nakade")
 SCALAR_RESPONSE = 0
 SCALAR_SAVE_ATARI = 1
@@ -559,18 +560,26 @@ def table_bits(count: int, load: float = 0.5) -> int:
 
 
 def new_table(bits: int, dtype=np.int64):
-    """An empty table of 2^bits slots: (kv, vals) with vals the `dtype` view of kv."""
-    kv = np.zeros(2 << bits, dtype=np.int64)
+    """An empty table of 2^bits slots: (kv, vals) with vals the `dtype` view of kv. 32-bit
+    dtypes (float32 / int32 values) give a compact table whose keys must fit in 31 bits."""
+    kdtype = np.int32 if np.dtype(dtype).itemsize == 4 else np.int64
+    kv = np.zeros(2 << bits, dtype=kdtype)
     kv[0::2] = -1
     return kv, kv.view(dtype)
 
 
 def build_table(keys: np.ndarray, values: np.ndarray, load: float = 0.5):
-    """(kv, vals): a table mapping keys[i] -> values[i] (int64 or float64 values)."""
+    """(kv, vals): a table mapping keys[i] -> values[i]; the value dtype (int64, float64 or
+    float32) is that of `values`."""
     keys = np.ascontiguousarray(keys, dtype=np.int64)
     values = np.asarray(values)
-    dtype = np.float64 if np.issubdtype(values.dtype, np.floating) else np.int64
+    if np.issubdtype(values.dtype, np.floating):
+        dtype = np.float32 if values.dtype == np.float32 else np.float64
+    else:
+        dtype = np.int64
     kv, vals = new_table(table_bits(len(keys), load), dtype)
+    if kv.dtype == np.int32 and len(keys) and (keys.min() < 0 or keys.max() >= 2**31):
+        raise ValueError("keys do not fit a 32-bit table")
     _fill_table(kv, vals, keys, values.astype(dtype))
     return kv, vals
 

@@ -8,16 +8,18 @@
 `policy_playout` has the contract of `engine.playout.playout` (the board is played in place to the
 end; returns black area minus white area without komi, and int8 ownership per Loc; `amaf[p]`
 gets the colour that first played p), plus one argument, the tuple `RolloutPolicy.tables`
-(hkeys, hvals, scal, c3):
+(hkeys, hvals, scal, c3, t3k, t3v):
 
 * `hkeys` int64[2 * 2^b] with `hvals` its float64 view: a hash table (`patterns.table_find`) from
-  pattern key (families 3x3, diamond, nakade) to exp(weight); a diamond value already includes
-  the `response` weight (that feature is on exactly when the diamond pattern is known);
+  pattern key (families diamond and nakade) to exp(weight); a diamond value already includes the
+  `response` weight (that feature is on exactly when the diamond pattern is known);
+* `t3k` int32[2 * 2^b3] with `t3v` its float32 view: the same for the 3x3 patterns (keyed by the
+  canonical 24-bit code; a compact table of its own, as it is looked up most);
 * `scal` float64[N_SCALARS]: exp(weight) of the scalar features (see `patterns.SCALAR_*`);
-* `c3` float64[2^14, 4]: a direct-mapped cache of the 3x3 part of the weights, both colours, by
+* `c3` float64[2^13, 4]: a direct-mapped cache of the 3x3 part of the weights, both colours, by
   raw 3x3 code ([code, black, white, -]). The playout writes it: threads running playouts at the
-  same time need a tuple each (`RolloutPolicy.new_tables()`; the first three arrays are shared
-  and read-only).
+  same time need a tuple each (`RolloutPolicy.new_tables()`; the other arrays are shared and
+  read-only).
 
 The weight of a move is the product of the exp(weights) of its active features (the softmax
 numerator). Incremental evaluation: per point, the pattern state (colour + liberty bucket) and the
@@ -45,17 +47,17 @@ from numba import njit
 
 from engine.board import (BLACK, EMPTY, F_COLOR, F_NEXT, M_KO, M_KOCOLOR, M_LAST, M_N,
                           M_TOPLAY, M_W, WHITE, area_ownership, is_eye, legality, play_pass)
-from engine.rollout.patterns import (DM_DC, DM_DR, DM_NB, FAM_DIAMOND, FAM_NAKADE, FAM_SCALAR,
-                                     FAMILY_NAMES, FAMILY_SHIFT, K_3X3, K_DIAMOND, K_NAKADE,
+from engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
+                                     FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3, K_DIAMOND, K_NAKADE,
                                      K_NEIGHBOUR, K_SAVE, N_SCALARS, NAKADE_MAX, NK,
                                      SCALAR_NAMES, SCALAR_NEIGHBOUR, SCALAR_RESPONSE,
                                      SCALAR_SAVE_ATARI, SCALAR_UNKNOWN_3X3, SWAP, build_table,
-                                     code3_s3, diamond_key, diamond_perms, key3, nakade_key,
+                                     canon3, code3_s3, diamond_key, diamond_perms, nakade_key,
                                      nakade_shapes, play_record, point_state, position_keys,
-                                     save_atari_points, table_find)
+                                     save_atari_points, swap_code, table_find)
 
 FORMAT = "goengine-rollout-v1"
-CACHE3_BITS = 14     # 3x3 weight cache: 2^14 entries of 32 bytes
+CACHE3_BITS = 13     # 3x3 weight cache: 2^13 entries of 32 bytes
 BUNDLED_PATH = Path(__file__).resolve().parents[2] / "models" / "bundled" / "rollout.npz"
 
 
@@ -84,19 +86,19 @@ def _legal_s3(s3, p, w, c):
 
 
 @njit(cache=True)
-def _weights_miss(st, meta, s3, p, code, hkeys, hvals, scal, c3, h):
+def _weights_miss(st, meta, s3, p, code, hkeys, hvals, scal, c3, t3k, t3v, h):
     for ci in range(2):
         c = ci + 1
         v = 0.0
         if _legal_s3(s3, p, meta[M_W], c) and not is_eye(st, meta, p, c):
-            i = table_find(hkeys, key3(code, c))
-            v = hvals[i] if i >= 0 else scal[SCALAR_UNKNOWN_3X3]
+            i = table_find(t3k, canon3(code if c == BLACK else swap_code(code, 8)))
+            v = np.float64(t3v[i]) if i >= 0 else scal[SCALAR_UNKNOWN_3X3]
         c3[h, 1 + ci] = v
     c3[h, 0] = code
 
 
 @njit(cache=True, inline="always")
-def _weights_at(st, meta, s3, p, hkeys, hvals, scal, c3, wgt):
+def _weights_at(st, meta, s3, p, hkeys, hvals, scal, c3, t3k, t3v, wgt):
     """The 3x3 part of the weight of empty p for both colours (0 if illegal or an own eye).
 
     Both are functions of the 3x3 code alone (legality and the eye test only look at the 8
@@ -104,7 +106,7 @@ def _weights_at(st, meta, s3, p, hkeys, hvals, scal, c3, wgt):
     code = code3_s3(s3, p, meta[M_W])
     h = ((code * 2654435761) >> 16) & (c3.shape[0] - 1)
     if c3[h, 0] != code:
-        _weights_miss(st, meta, s3, p, code, hkeys, hvals, scal, c3, h)
+        _weights_miss(st, meta, s3, p, code, hkeys, hvals, scal, c3, t3k, t3v, h)
     wgt[0, p] = c3[h, 1]
     wgt[1, p] = c3[h, 2]
 
@@ -124,7 +126,7 @@ def _row_sums(meta, wgt, rsum, r):
 
 
 @njit(cache=True)
-def _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3):
+def _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
     a = st.shape[1]
     w = meta[M_W]
     n = meta[M_N]
@@ -136,7 +138,7 @@ def _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3):
         for cc in range(1, n + 1):
             p = r * w + cc
             if st[F_COLOR, p] == EMPTY:
-                _weights_at(st, meta, s3, p, hkeys, hvals, scal, c3, wgt)
+                _weights_at(st, meta, s3, p, hkeys, hvals, scal, c3, t3k, t3v, wgt)
     for r in range(w):
         rsum[0, r] = 0.0
         rsum[1, r] = 0.0
@@ -171,7 +173,7 @@ def _walk_string(st, s3, h, ns, w, dmark, dlist, nd, stamp):
 
 
 @njit(cache=True)
-def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, caps, dmark, dlist,
+def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v, caps, dmark, dlist,
                  rmark, stamp):
     """Play c at p and bring the kept states, weights and row sums up to date. Returns the number
     of captured stones (written into caps)."""
@@ -206,7 +208,7 @@ def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, caps, dm
         x = dlist[i]
         col = st[F_COLOR, x]
         if col == EMPTY:
-            _weights_at(st, meta, s3, x, hkeys, hvals, scal, c3, wgt)
+            _weights_at(st, meta, s3, x, hkeys, hvals, scal, c3, t3k, t3v, wgt)
         elif col == BLACK or col == WHITE:
             wgt[0, x] = 0.0
             wgt[1, x] = 0.0
@@ -342,7 +344,7 @@ def _sample(meta, wgt, rsum, ci):
 
 
 @njit(cache=True)
-def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3):
+def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
     """Number of kept values that differ from a from-scratch computation (with an empty cache)."""
     a = st.shape[1]
     w = meta[M_W]
@@ -351,7 +353,7 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3):
     wb = np.zeros((2, a))
     rb = np.zeros((2, w))
     fresh = np.full(c3.shape, -1.0)
-    _init_state(st, meta, s3b, wb, rb, hkeys, hvals, scal, fresh)
+    _init_state(st, meta, s3b, wb, rb, hkeys, hvals, scal, fresh, t3k, t3v)
     bad = 0
     for p in range(a):
         if s3b[p] != s3[p]:
@@ -366,7 +368,7 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3):
 
 
 @njit(cache=True)
-def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, check, errors,
+def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, check, errors,
                   stop_after):
     a = st.shape[1]
     w = meta[M_W]
@@ -389,7 +391,7 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, check, erro
     sa = np.empty(16, dtype=np.int64)
     masks = np.empty(8, dtype=np.int64)
     cells = np.empty((8, NAKADE_MAX), dtype=np.int64)
-    _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3)
+    _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v)
     nlcaps = 0
     stamp = 0
     passes = 0
@@ -434,11 +436,11 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, check, erro
             if amaf[p] == 0:
                 amaf[p] = c
             stamp += 1
-            nlcaps = _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, lcaps,
+            nlcaps = _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v, lcaps,
                                   dmark, dlist, rmark, stamp)
             passes = 0
             if check:
-                errors[2] += _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3)
+                errors[2] += _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v)
         moves += 1
         c = 3 - c
     own = np.empty(a, dtype=np.int8)
@@ -450,9 +452,9 @@ def policy_playout(st, meta, max_moves, amaf, tab):
     """Play the board (modified in place) to the end with the rollout policy. Returns black area
     minus white area (no komi) and the int8 ownership per Loc, like `engine.playout.playout`.
     `tab` is `RolloutPolicy.tables`."""
-    hkeys, hvals, scal, c3 = tab
+    hkeys, hvals, scal, c3, t3k, t3v = tab
     errors = np.zeros(1, dtype=np.int64)
-    score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
+    score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v,
                                            False, errors, -1)
     return score, own
 
@@ -460,7 +462,7 @@ def policy_playout(st, meta, max_moves, amaf, tab):
 @njit(cache=True)
 def policy_playouts(st0, meta0, count, max_moves, tab):
     """Benchmark kernel: `count` playouts from a position. Returns (mean score, moves played)."""
-    hkeys, hvals, scal, c3 = tab
+    hkeys, hvals, scal, c3, t3k, t3v = tab
     total = 0.0
     nmoves = 0
     amaf = np.zeros(st0.shape[1], dtype=np.int8)
@@ -469,7 +471,7 @@ def policy_playouts(st0, meta0, count, max_moves, tab):
         st = st0.copy()
         meta = meta0.copy()
         amaf[:] = 0
-        score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
+        score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v,
                                                False, errors, -1)
         total += score
         nmoves += m
@@ -482,11 +484,11 @@ def checked_playout(st, meta, max_moves, tab, stop_after):
     with errors = [illegal moves, own-eye fills, kept values differing from scratch]; the board
     is left where the playout stopped (`stop_after` >= 0 stops early) and caps holds the stones
     the last move captured."""
-    hkeys, hvals, scal, c3 = tab
+    hkeys, hvals, scal, c3, t3k, t3v = tab
     amaf = np.zeros(st.shape[1], dtype=np.int8)
     errors = np.zeros(3, dtype=np.int64)
     score, _own, moves, ncaps, caps = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals,
-                                                    scal, c3, True, errors, stop_after)
+                                                    scal, c3, t3k, t3v, True, errors, stop_after)
     return score, moves, errors, caps[:ncaps].copy()
 
 
@@ -494,7 +496,7 @@ def checked_playout(st, meta, max_moves, tab, stop_after):
 def incremental_weights(st, meta, caps, ncaps, tab, out):
     """Move weights of the side to move as the playout computes them (kept 3x3 part times the
     temporary features), into out[Loc]. `caps[:ncaps]` = stones the last move captured."""
-    hkeys, hvals, scal, c3 = tab
+    hkeys, hvals, scal, c3, t3k, t3v = tab
     a = st.shape[1]
     w = meta[M_W]
     c = meta[M_TOPLAY]
@@ -502,7 +504,7 @@ def incremental_weights(st, meta, caps, ncaps, tab, out):
     s3 = np.empty(a, dtype=np.int8)
     wgt = np.zeros((2, a))
     rsum = np.zeros((2, w))
-    _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3)
+    _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v)
     tmark = np.zeros(a, dtype=np.int64)
     tidx = np.empty(a, dtype=np.int64)
     tq = np.empty(a, dtype=np.int64)
@@ -520,7 +522,7 @@ def incremental_weights(st, meta, caps, ncaps, tab, out):
 def scratch_weights(st, meta, caps, ncaps, tab, out):
     """Move weights of the side to move from `patterns.position_keys` (the training features),
     into out[Loc] (0 for non-candidates). Returns the number of candidates."""
-    hkeys, hvals, scal, _c3 = tab
+    hkeys, hvals, scal, _c3, t3k, t3v = tab
     a = st.shape[1]
     c = meta[M_TOPLAY]
     cand = np.empty(a, dtype=np.int64)
@@ -529,8 +531,8 @@ def scratch_weights(st, meta, caps, ncaps, tab, out):
     for p in range(a):
         out[p] = 0.0
     for j in range(k):
-        i = table_find(hkeys, keys[j, K_3X3])
-        v = hvals[i] if i >= 0 else scal[SCALAR_UNKNOWN_3X3]
+        i = table_find(t3k, keys[j, K_3X3] & CODE_MASK)
+        v = np.float64(t3v[i]) if i >= 0 else scal[SCALAR_UNKNOWN_3X3]
         if keys[j, K_DIAMOND] >= 0:
             i = table_find(hkeys, keys[j, K_DIAMOND])
             if i >= 0:
@@ -592,15 +594,21 @@ class RolloutPolicy:
         vals = wts.copy()
         vals[fam == FAM_DIAMOND] += scal_logit[SCALAR_RESPONSE]
         pat = ~sc
-        self.hkeys, self.hvals = build_table(keys[pat], np.exp(vals[pat]))
+        f3 = fam == FAM_3X3
+        big = pat & ~f3
+        self.hkeys, self.hvals = build_table(keys[big], np.exp(vals[big]))
+        # the 3x3 patterns (24-bit codes) get their own compact table: int32 key, float32 value
+        self.t3k, self.t3v = build_table(keys[f3] & CODE_MASK,
+                                         np.exp(vals[f3]).astype(np.float32), load=0.7)
         self.scal = np.exp(scal_logit)
         self.tables = self.new_tables()
 
     def new_tables(self, cache3_bits: int = CACHE3_BITS) -> tuple:
-        """A fresh `tables` tuple (hkeys, hvals, scal, c3): the extra argument of
+        """A fresh `tables` tuple (hkeys, hvals, scal, c3, t3k, t3v): the extra argument of
         `policy_playout`. c3 is a cache the playout writes to: threads running playouts at the
         same time need a tuple each (the first three arrays are shared)."""
-        return (self.hkeys, self.hvals, self.scal, np.full((1 << cache3_bits, 4), -1.0))
+        return (self.hkeys, self.hvals, self.scal, np.full((1 << cache3_bits, 4), -1.0),
+                self.t3k, self.t3v)
 
     def __len__(self) -> int:
         return len(self.keys)
