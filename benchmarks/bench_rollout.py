@@ -6,8 +6,8 @@ held-out top-1 accuracy of a rollout .npz, against the goals (AlphaGo: 2 us/move
 
 Speed is measured from the empty board (whole games, about 430 moves on 19x19) in CPU time of
 this single-threaded process, alongside the heuristic playouts of engine.playout for reference
-(on a loaded machine both slow down; compare the ratio). Accuracy: the policy's most likely move equals
-the human move, over positions sampled uniformly from the held-out games (passes are not
+(on a loaded machine both slow down; compare the ratio). Accuracy: the policy's most likely
+move equals the human move, over positions sampled uniformly from the held-out games (passes are not
 positions; a human move the policy cannot play, e.g. filling an own eye, counts as a miss).
 """
 from __future__ import annotations

@@ -142,10 +142,6 @@ def test_dead_stones_and_territory_rules(eng):
     eng.ok("kgs-rules chinese")
     eng.ok("kgs-game_over")
     eng.ok("boardsize 9")
-    problem = tmp_path / "problem.sgf"   # a position with no moves at all
-    problem.write_bytes(b"(;GM[1]SZ[9]AB[cc][dd]AW[ee])")
-    assert eng.ok(f"loadsgf {problem}") == "black"
-    assert stones(eng) == {"C7": "X", "D6": "X", "E5": "O"}
     eng.ok("komi 7.5")
 
 
@@ -185,6 +181,10 @@ def test_loadsgf(eng, tmp_path):
     setup.write_bytes(b"(;GM[1]SZ[9]AB[cc]AW[ee][ef];B[gg])")
     assert eng.ok(f"loadsgf {setup}") == "white"
     assert stones(eng) == {"C7": "X", "E5": "O", "E4": "O", "G3": "X"}
+    problem = tmp_path / "problem.sgf"   # a position with no moves at all
+    problem.write_bytes(b"(;GM[1]SZ[9]AB[cc][dd]AW[ee])")
+    assert eng.ok(f"loadsgf {problem}") == "black"
+    assert stones(eng) == {"C7": "X", "D6": "X", "E5": "O"}
     eng.ok("komi 7.5")
 
 

@@ -336,6 +336,10 @@ def test_bundled_model_if_present():
     probs = pol.move_probabilities(g)
     assert abs(sum(probs.values()) - 1.0) < 1e-9
     assert pol.best_move(g) in probs
+    for n in (9, 19):
+        st, meta = new_board(n)
+        _score, _moves, errors, _caps = checked_playout(st, meta, 3 * n * n, pol.tables, -1)
+        assert errors.tolist() == [0, 0, 0]
 
 
 # ---- training ----------------------------------------------------------------------------------

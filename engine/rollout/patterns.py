@@ -2,18 +2,18 @@
 
 Every candidate move p of the side to move c gets these sparse binary features:
 
-| family | key (see `make_key`)                      | active when                                        |
-|--------|-------------------------------------------|----------------------------------------------------|
-| 0      | SCALAR_RESPONSE                           | the response (diamond) pattern is in the dictionary|
-| 0      | SCALAR_SAVE_ATARI                         | p saves an own string next to the last move from   |
-|        |                                           | atari: extends it to >= 2 liberties or captures    |
-| 0      | SCALAR_NEIGHBOUR + i (i = 0..7)           | p is 8-connected to the last move, i = its slot    |
-| 0      | SCALAR_UNKNOWN_3X3                        | the 3x3 pattern of p is NOT in the dictionary      |
-| 1      | canonical 3x3 code                        | always (non-response pattern around p)             |
-| 2      | canonical diamond code + slot             | p is one of the 12 points of the diamond around    |
-|        |                                           | the last move (response pattern)                   |
-| 3      | canonical captured shape + slot           | the last move captured 3..6 stones and p is one of |
-|        |                                           | their points (nakade)                              |
+| family | key (`make_key`)           | active when                                             |
+|--------|----------------------------|---------------------------------------------------------|
+| 0      | SCALAR_RESPONSE            | the response (diamond) pattern is in the dictionary     |
+| 0      | SCALAR_SAVE_ATARI          | p saves an own string next to the last move from atari: |
+|        |                            | extends it to >= 2 liberties, or captures               |
+| 0      | SCALAR_NEIGHBOUR + i       | p is 8-connected to the last move, i = its slot 0..7    |
+| 0      | SCALAR_UNKNOWN_3X3         | the 3x3 pattern of p is NOT in the dictionary           |
+| 1      | canonical 3x3 code         | always (non-response pattern around p)                  |
+| 2      | canonical diamond + slot   | p is one of the 12 diamond points around the last move  |
+|        |                            | (response pattern)                                      |
+| 3      | canonical shape + cell     | the last move captured 3..6 stones and p is one of      |
+|        |                            | their points (nakade)                                   |
 
 A point of a pattern has one of 8 states (`S_*`): empty, off board, or a stone of either colour
 whose string has 1, 2 or >= 3 liberties. States are always given from the view of the side to move

@@ -48,13 +48,13 @@ from numba import njit
 from engine.board import (BLACK, EMPTY, F_COLOR, F_NEXT, M_KO, M_KOCOLOR, M_LAST, M_N,
                           M_TOPLAY, M_W, WHITE, area_ownership, is_eye, legality, play_pass)
 from engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
-                                     FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3, K_DIAMOND, K_NAKADE,
-                                     K_NEIGHBOUR, K_SAVE, N_SCALARS, NAKADE_MAX, NK,
-                                     SCALAR_NAMES, SCALAR_NEIGHBOUR, SCALAR_RESPONSE,
-                                     SCALAR_SAVE_ATARI, SCALAR_UNKNOWN_3X3, SWAP, build_table,
-                                     canon3, code3_s3, diamond_key, diamond_perms, nakade_key,
-                                     nakade_shapes, play_record, point_state, position_keys,
-                                     save_atari_points, swap_code, table_find)
+                                     FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3,
+                                     K_DIAMOND, K_NAKADE, K_NEIGHBOUR, K_SAVE, N_SCALARS,
+                                     NAKADE_MAX, NK, SCALAR_NAMES, SCALAR_NEIGHBOUR,
+                                     SCALAR_RESPONSE, SCALAR_SAVE_ATARI, SCALAR_UNKNOWN_3X3, SWAP,
+                                     build_table, canon3, code3_s3, diamond_key, diamond_perms,
+                                     nakade_key, nakade_shapes, play_record, point_state,
+                                     position_keys, save_atari_points, swap_code, table_find)
 
 FORMAT = "goengine-rollout-v1"
 CACHE3_BITS = 13     # 3x3 weight cache: 2^13 entries of 32 bytes
@@ -85,12 +85,25 @@ def _legal_s3(s3, p, w, c):
     return False
 
 
+@njit(cache=True, inline="always")
+def _eye_shape_s3(s3, p, w, c):
+    """False when p cannot be an eye of c (an orthogonal neighbour is empty or an opponent);
+    a cheap filter in front of engine.board.is_eye."""
+    lo = 2 if c == BLACK else 5
+    for q in (p - w, p + w, p - 1, p + 1):
+        s = s3[q]
+        if s != 1 and (s < lo or s > lo + 2):
+            return False
+    return True
+
+
 @njit(cache=True)
 def _weights_miss(st, meta, s3, p, code, hkeys, hvals, scal, c3, t3k, t3v, h):
     for ci in range(2):
         c = ci + 1
         v = 0.0
-        if _legal_s3(s3, p, meta[M_W], c) and not is_eye(st, meta, p, c):
+        if _legal_s3(s3, p, meta[M_W], c) and not (_eye_shape_s3(s3, p, meta[M_W], c)
+                                                   and is_eye(st, meta, p, c)):
             i = table_find(t3k, canon3(code if c == BLACK else swap_code(code, 8)))
             v = np.float64(t3v[i]) if i >= 0 else scal[SCALAR_UNKNOWN_3X3]
         c3[h, 1 + ci] = v
@@ -173,8 +186,8 @@ def _walk_string(st, s3, h, ns, w, dmark, dlist, nd, stamp):
 
 
 @njit(cache=True)
-def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v, caps, dmark, dlist,
-                 rmark, stamp):
+def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v, caps, dmark,
+                 dlist, rmark, stamp):
     """Play c at p and bring the kept states, weights and row sums up to date. Returns the number
     of captured stones (written into caps)."""
     w = meta[M_W]
@@ -436,8 +449,8 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, c
             if amaf[p] == 0:
                 amaf[p] = c
             stamp += 1
-            nlcaps = _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v, lcaps,
-                                  dmark, dlist, rmark, stamp)
+            nlcaps = _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v,
+                                  lcaps, dmark, dlist, rmark, stamp)
             passes = 0
             if check:
                 errors[2] += _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v)
@@ -447,19 +460,19 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, c
     return area_ownership(st, meta, own), own, moves, nlcaps, lcaps
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def policy_playout(st, meta, max_moves, amaf, tab):
     """Play the board (modified in place) to the end with the rollout policy. Returns black area
     minus white area (no komi) and the int8 ownership per Loc, like `engine.playout.playout`.
     `tab` is `RolloutPolicy.tables`."""
     hkeys, hvals, scal, c3, t3k, t3v = tab
     errors = np.zeros(1, dtype=np.int64)
-    score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v,
-                                           False, errors, -1)
+    score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
+                                           t3k, t3v, False, errors, -1)
     return score, own
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def policy_playouts(st0, meta0, count, max_moves, tab):
     """Benchmark kernel: `count` playouts from a position. Returns (mean score, moves played)."""
     hkeys, hvals, scal, c3, t3k, t3v = tab
@@ -471,8 +484,8 @@ def policy_playouts(st0, meta0, count, max_moves, tab):
         st = st0.copy()
         meta = meta0.copy()
         amaf[:] = 0
-        score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v,
-                                               False, errors, -1)
+        score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal,
+                                               c3, t3k, t3v, False, errors, -1)
         total += score
         nmoves += m
     return total / count, nmoves
