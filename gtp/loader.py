@@ -32,6 +32,13 @@ SEARCH_MODELS = {
 }
 
 
+def resolve_auto_search(config: EngineConfig) -> EngineConfig:
+    """--search auto: the AlphaGo search when its models are there, else the heuristic MCTS."""
+    import dataclasses
+    have = all(os.path.isfile(model_path(config, kind)) for kind, _ in SEARCH_MODELS["alphago"])
+    return dataclasses.replace(config, search="alphago" if have else "heuristic")
+
+
 def check_search(config: EngineConfig) -> str | None:
     """None when the search can be built, else why not."""
     missing = []
@@ -100,6 +107,8 @@ def load_player(s: Session) -> None:
     tcfg = {}
     if cfg.time_per_move is not None:
         tcfg["fixed_time_per_move"] = cfg.time_per_move
+    if cfg.lag_margin is not None:
+        tcfg["lag_margin"] = cfg.lag_margin
     player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
     sizes = s.model_sizes
     _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
@@ -112,7 +121,7 @@ def _build_search(s: Session):
         from engine.search.mcts import MctsSearch
         if cfg.threads not in (None, 1):
             log.warning("--threads %s: the heuristic search runs on one thread", cfg.threads)
-        return MctsSearch(seed=cfg.seed)
+        return MctsSearch(seed=cfg.seed, rollout=_rollout_policy(cfg, default="heuristic"))
     from engine.search.network import NetSearchConfig, NetworkSearch, PolicyPlayer
     models = {kind: _evaluator(cfg, kind) for kind, _ in SEARCH_MODELS[cfg.search]}
     sizes = None
@@ -126,11 +135,38 @@ def _build_search(s: Session):
         ev = models["policy"]
         return PolicyPlayer(ev, features=ev.meta.feature_set, seed=cfg.seed)
     if cfg.search == "zero":
-        return NetworkSearch(NetSearchConfig(mode="zero"), policy=models["zero"], seed=cfg.seed)
+        return NetworkSearch(_net_config(cfg, "zero"), policy=models["zero"], seed=cfg.seed)
     policy, value = models["policy"], models["value"]
-    return NetworkSearch(NetSearchConfig(mode="alphago"), policy=policy, value=value,
+    return NetworkSearch(_net_config(cfg, "alphago"), policy=policy, value=value,
                          policy_features=policy.meta.feature_set,
-                         value_features=value.meta.feature_set, seed=cfg.seed)
+                         value_features=value.meta.feature_set, seed=cfg.seed,
+                         rollout=_rollout_policy(cfg, default="policy"))
+
+
+def _net_config(cfg: EngineConfig, mode: str):
+    """NetSearchConfig with the command line's overrides of ALGORITHMS.md's defaults."""
+    from engine.search.network import NetSearchConfig
+    overrides = {k: v for k, v in (("lam", cfg.lam), ("c_puct", cfg.c_puct), ("n_thr", cfg.n_thr),
+                                   ("batch_size", cfg.batch_size),
+                                   ("policy_temperature", cfg.policy_temperature)) if v is not None}
+    return NetSearchConfig(mode=mode, **overrides)
+
+
+def _rollout_policy(cfg: EngineConfig, default: str):
+    """The fast rollout policy when asked for (or by default for the AlphaGo search); None means
+    the heuristic playouts. A missing or broken file falls back to them with a warning."""
+    choice = default if cfg.rollout == "auto" else cfg.rollout
+    if choice != "policy":
+        return None
+    from engine.rollout.policy import RolloutModelError, RolloutPolicy
+    path = os.path.join(cfg.model_dir or bundled_dir(), "rollout.npz")
+    try:
+        pol = RolloutPolicy.load(path)
+    except RolloutModelError as exc:
+        log.warning("no rollout policy (%s); using the heuristic playouts", exc)
+        return None
+    log.info("rollout policy %s (%d features)", path, len(pol))
+    return pol
 
 
 def _evaluator(cfg: EngineConfig, kind: str):

@@ -21,7 +21,7 @@ import sys
 import click
 
 from engine.rules import NAMED_RULES
-from gtp.loader import SEARCH_MODULES, check_search
+from gtp.loader import SEARCH_MODULES, check_search, resolve_auto_search
 from gtp.session import EngineConfig
 
 
@@ -38,8 +38,27 @@ def _finite(ctx, param, value):
               callback=_finite, help="Initial komi (GTP komi changes it).")
 @click.option("--rules", type=click.Choice(sorted(NAMED_RULES), case_sensitive=False),
               default="chinese", show_default=True, help="Rule set (kgs-rules changes it).")
-@click.option("--search", type=click.Choice(sorted(SEARCH_MODULES), case_sensitive=False),
-              default="heuristic", show_default=True, help="Which search plays.")
+@click.option("--search", type=click.Choice(["auto"] + sorted(SEARCH_MODULES), case_sensitive=False),
+              default="auto", show_default=True,
+              help="Which search plays; auto = alphago when the policy and value models are "
+                   "there, else heuristic.")
+@click.option("--rollout", type=click.Choice(["auto", "policy", "heuristic"], case_sensitive=False),
+              default="auto", show_default=True,
+              help="Playouts of the MCTS: AlphaGo's fast rollout policy (models/bundled/"
+                   "rollout.npz) or the heuristic one; auto = policy for alphago, heuristic for "
+                   "the networkless search.")
+@click.option("--lambda", "lam", type=click.FloatRange(0, 1), default=None,
+              help="AlphaGo search: weight of rollouts in the leaf value (default 0.5).")
+@click.option("--c-puct", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="PUCT exploration constant (alphago/zero: 5).")
+@click.option("--n-thr", type=click.IntRange(min=1), default=None,
+              help="AlphaGo search: expansion threshold in visits.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=None,
+              help="Network searches: leaves evaluated per network call.")
+@click.option("--policy-temperature", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Softmax temperature of the SL policy priors (AlphaGo: 0.67).")
+@click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
+              help="Seconds kept back on every move for network and GUI lag (default 1.0).")
 @click.option("--model-dir", type=click.Path(exists=True, file_okay=False, dir_okay=True),
               default=None, help="Directory of the ONNX models (alphago, zero, policy).")
 @click.option("--playouts", type=click.IntRange(min=1), default=None,
@@ -55,8 +74,9 @@ def _finite(ctx, param, value):
               help="Also write a debug log (every command and response) here.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every command and response on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Log only warnings and errors on stderr.")
-def cli(size, komi, rules, search, model_dir, playouts, time_per_move, threads, resign_threshold,
-        seed, name, log_file, verbose, quiet):
+def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
+        lag_margin, model_dir, playouts, time_per_move, threads, resign_threshold, seed, name,
+        log_file, verbose, quiet):
     """Play Go over GTP on stdin/stdout."""
     if verbose and quiet:
         raise click.UsageError("--verbose and --quiet exclude each other")
@@ -65,7 +85,11 @@ def cli(size, komi, rules, search, model_dir, playouts, time_per_move, threads, 
     config = EngineConfig(size=size, komi=komi, rules=rules.lower(), search=search.lower(),
                           model_dir=model_dir, playouts=playouts, time_per_move=time_per_move,
                           threads=threads, resign_threshold=resign_threshold, seed=seed,
-                          name=name.strip())
+                          name=name.strip(), rollout=rollout.lower(), lam=lam, c_puct=c_puct,
+                          n_thr=n_thr, batch_size=batch_size,
+                          policy_temperature=policy_temperature, lag_margin=lag_margin)
+    if config.search == "auto":
+        config = resolve_auto_search(config)
     problem = check_search(config)
     if problem:
         raise click.UsageError(problem)

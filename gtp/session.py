@@ -45,6 +45,13 @@ class EngineConfig:
     resign_threshold: float | None = None  # resign below this winrate (0 disables)
     seed: int | None = None
     name: str = "goengine"
+    rollout: str = "auto"             # auto | policy | heuristic (playouts of the MCTS)
+    lam: float | None = None          # AlphaGo lambda (None: NetSearchConfig's default)
+    c_puct: float | None = None
+    n_thr: int | None = None
+    batch_size: int | None = None
+    policy_temperature: float | None = None
+    lag_margin: float | None = None   # TimeConfig.lag_margin
 
 
 def parse_colour(text: str) -> int:

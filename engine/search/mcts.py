@@ -16,6 +16,7 @@ from numba import njit
 
 from engine import board as B
 from engine.playout import playout
+from engine.rollout.policy import RolloutPolicy, policy_playout
 from engine.search import tree as T
 from engine.search.priors import heuristic_priors
 from engine.search.result import MoveStat, SearchResult, summarize_root
@@ -34,7 +35,7 @@ class MctsConfig:
 
 @njit(cache=True)
 def simulate(ti, tf, tm, st0, meta0, count, komi, c_puct, fpu, rave_k, expand_thr, max_moves,
-             own_acc, path, amaf, moves_buf, priors_buf):
+             own_acc, path, amaf, moves_buf, priors_buf, rollout_tab, use_policy):
     """Run `count` simulations from the root position (st0, meta0). Returns how many ran."""
     done = 0
     own_t = np.empty(st0.shape[1], dtype=np.int8)
@@ -75,6 +76,8 @@ def simulate(ti, tf, tm, st0, meta0, count, komi, c_puct, fpu, rave_k, expand_th
         if terminal:
             score = B.area_ownership(st, meta, own_t)
             own = own_t
+        elif use_policy:
+            score, own = policy_playout(st, meta, max_moves, amaf, rollout_tab)
         else:
             score, own = playout(st, meta, max_moves, amaf)
         diff = score - komi
@@ -105,8 +108,11 @@ class MctsSearch:
 
     name = "heuristic"
 
-    def __init__(self, config: MctsConfig | None = None, seed: int | None = None):
+    def __init__(self, config: MctsConfig | None = None, seed: int | None = None,
+                 rollout: RolloutPolicy | None = None):
         self.config = config or MctsConfig()
+        self.rollout = rollout  # the fast rollout policy; None = heuristic playouts
+        self._rollout_tab = (rollout or RolloutPolicy.uniform()).new_tables()
         self.tree = T.Tree(self.config.tree_capacity)
         self._spare = None  # arrays for compaction, allocated on first reuse
         self._root_key: tuple | None = None
@@ -192,7 +198,7 @@ class MctsSearch:
                 count = max(1, min(count, playouts - n_root))
             ran += simulate(t.ti, t.tf, t.tm, st, meta, count, game.komi, cfg.c_puct, cfg.fpu,
                             cfg.rave_k, cfg.expand_threshold, max_moves, own_acc, path, amaf,
-                            moves_buf, priors_buf)
+                            moves_buf, priors_buf, self._rollout_tab, self.rollout is not None)
             now = time.monotonic()
             if report is not None and now - last_report >= report_interval:
                 last_report = now

@@ -29,6 +29,7 @@ from numba import njit
 from engine import board as B
 from engine.coords import PASS
 from engine.playout import playout
+from engine.rollout.policy import RolloutPolicy, policy_playout
 from engine.search import tree as T
 from engine.search.priors import heuristic_priors
 from engine.search.result import SearchResult, summarize_root
@@ -100,13 +101,17 @@ def apply_path(ti, st, meta, path, length, hist, hist_len):
 
 
 @njit(cache=True, nogil=True)
-def rollouts(sts, metas, count, komi, max_moves, own_acc):
-    """z from black's view for `count` leaf boards (modified), by the heuristic playout policy;
-    the final ownership of each (+1 black, -1 white) is added to own_acc."""
+def rollouts(sts, metas, count, komi, max_moves, own_acc, rollout_tab, use_policy):
+    """z from black's view for `count` leaf boards (modified), by the fast rollout policy (when
+    `use_policy`) or the heuristic playout policy; the final ownership of each (+1 black,
+    -1 white) is added to own_acc."""
     out = np.zeros(count, dtype=np.float64)
     amaf = np.zeros(sts.shape[2], dtype=np.int8)
     for i in range(count):
-        score, own = playout(sts[i], metas[i], max_moves, amaf)
+        if use_policy:
+            score, own = policy_playout(sts[i], metas[i], max_moves, amaf, rollout_tab)
+        else:
+            score, own = playout(sts[i], metas[i], max_moves, amaf)
         d = score - komi
         out[i] = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
         for p in range(own.shape[0]):
@@ -149,14 +154,17 @@ class NetworkSearch:
     """AlphaGo (mode "alphago") or Zero (mode "zero") search over evaluators.
 
     alphago: `policy` (SL policy evaluator, priors) and `value` (value evaluator), either may be
-    None (heuristic priors; rollouts only). zero: `policy` is the dual-head evaluator.
+    None (heuristic priors; rollouts only); `rollout` is the fast rollout policy (None: the
+    heuristic playouts). zero: `policy` is the dual-head evaluator.
     """
 
     def __init__(self, config: NetSearchConfig, policy=None, value=None,
                  policy_features: str = "alphago48", value_features: str = "alphago49",
-                 seed: int | None = None):
+                 seed: int | None = None, rollout: RolloutPolicy | None = None):
         self.config = config
         self.policy, self.value = policy, value
+        self.rollout = rollout
+        self._rollout_tab = (rollout or RolloutPolicy.uniform()).new_tables()
         self.policy_features, self.value_features = policy_features, value_features
         self.tree = T.Tree(config.tree_capacity)
         self._spare = None
@@ -381,7 +389,8 @@ class NetworkSearch:
         z = None
         if use_rollouts:
             roll_sts, roll_metas = sts[:m].copy(), metas[:m].copy()
-            z = rollouts(roll_sts, roll_metas, m, game.komi, max_moves, self._own_acc)
+            z = rollouts(roll_sts, roll_metas, m, game.komi, max_moves, self._own_acc,
+                         self._rollout_tab, self.rollout is not None)
             self._own_n += m
         if worker is not None:
             worker.join()
