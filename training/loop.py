@@ -77,6 +77,8 @@ def _loss(net, kind, planes, move, z):
 
 def train_step(net, opt, kind, batch) -> tuple[float, float]:
     planes, move, z = (torch.from_numpy(a) for a in batch)
+    # channels-last convolutions are about 15% faster on CPU for these narrow nets
+    planes = planes.contiguous(memory_format=torch.channels_last)
     net.train()
     loss, top1, _ = _loss(net, kind, planes, move, z)
     opt.zero_grad(set_to_none=True)
@@ -192,6 +194,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int =
         step, positions, best = 0, 0, {}
         rng = np.random.default_rng(cfg.seed)
         (run_dir / "curve.csv").unlink(missing_ok=True)
+    net = net.to(memory_format=torch.channels_last)
     (run_dir / "train_config.json").write_text(json.dumps(asdict(cfg), indent=2))
     start = time.monotonic()
     bar = tqdm(total=cfg.steps, initial=step, unit="step", dynamic_ncols=True, smoothing=0.05)
