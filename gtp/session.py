@@ -107,7 +107,10 @@ class Session:
                 fn(self)
                 log.info("%s ready in %.1f s", stage, time.monotonic() - t0)
             except BaseException as exc:   # noqa: BLE001 - reported to every command that waits
-                log.exception("loading the %s failed", stage)
+                if type(exc).__name__ in ("ModelError", "RolloutModelError"):
+                    log.error("loading the %s failed: %s", stage, exc)   # a bad file, not a bug
+                else:
+                    log.exception("loading the %s failed", stage)
                 self._errors[stage] = exc
                 if stage == "game":
                     self._errors["player"] = exc
