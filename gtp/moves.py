@@ -103,6 +103,7 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
             move = PASS
             g.play(colour, PASS)
     log.info("%s %s", COLOUR_NAMES[colour], s.fmt(move))
+    s.ponder_pending = play_it and move != RESIGN
     return move
 
 

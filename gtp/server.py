@@ -174,13 +174,43 @@ class Server:
         """Answer commands until `quit` or the end of stdin."""
         self.start_reader()
         while not self.quitting:
+            pondering = self._start_ponder()
             line, parsed, received = self._queue.get()
+            if pondering is not None:
+                self._stop_ponder(*pondering)
             if line is _EOF:
                 log.info("stdin closed")
                 break
             if parsed is None or parsed is INTERRUPT:
                 continue
             self.execute(parsed, received)
+
+    # ---- pondering: search on the opponent's time, stopped by the next input line ----
+    def _start_ponder(self):
+        s = self.session
+        if not (s.ponder_pending and s.params.get("ponder")) or not self._queue.empty():
+            return None
+        s.ponder_pending = False
+        if not s.is_ready("player") or s.player is None or s.game is None:
+            return None
+        stop = threading.Event()
+        game = s.game.copy()        # the next command may change the game; ponder on a copy
+
+        def run():
+            try:
+                s.player.analyze(game, game.to_play, report=None, stop=stop)
+            except Exception:  # noqa: BLE001 - pondering is best effort
+                log.exception("pondering failed")
+
+        thread = threading.Thread(target=run, name="ponder", daemon=True)
+        thread.start()
+        log.debug("pondering on %s", s.fmt(game.last_move) if game.last_move is not None else "-")
+        return stop, thread
+
+    @staticmethod
+    def _stop_ponder(stop: threading.Event, thread: threading.Thread) -> None:
+        stop.set()
+        thread.join()
 
     def execute(self, cmd: Command, received: float = 0.0) -> None:
         log.debug("<< %s", str(cmd)[:200])

@@ -52,6 +52,7 @@ class EngineConfig:
     batch_size: int | None = None
     policy_temperature: float | None = None
     lag_margin: float | None = None   # TimeConfig.lag_margin
+    ponder: bool = False              # search on the opponent's time (keeps the tree)
 
 
 def parse_colour(text: str) -> int:
@@ -90,7 +91,9 @@ class Session:
         self.last_snapshot = None          # gtp.moves.Snapshot of the last genmove
         self.model_sizes: set[int] | None = None   # board sizes the models are made for (None: any)
         self.status_player = None          # heuristic Player for dead stones (see moves.status_player)
-        self.params: dict[str, object] = {"gogui_search_seconds": 2.0, "chat": True}
+        self.params: dict[str, object] = {"gogui_search_seconds": 2.0, "chat": True,
+                                          "ponder": bool(config.ponder)}
+        self.ponder_pending = False        # our move was just played: think on the opponent's time
         self._ready = {"game": threading.Event(), "player": threading.Event()}
         self._errors: dict[str, BaseException] = {}
         self.started = time.monotonic()
