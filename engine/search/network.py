@@ -206,21 +206,32 @@ class NetworkSearch:
         from engine.features import extract
         return np.stack([extract(p, name) for p in positions]).astype(np.float32)
 
+    @staticmethod
+    def _run(evaluator, planes, positions):
+        """evaluator.evaluate, with cache keys when the evaluator keeps a cache: a leaf visited
+        again before its expansion (n_thr > 1) costs no second network run."""
+        if getattr(evaluator, "cache_size", 0):
+            keys = [(p.size, int(p.meta[B.M_HASH]), int(p.meta[B.M_TOPLAY]), int(p.meta[B.M_KO]),
+                     int(p.meta[B.M_LAST]), int(p.meta[B.M_LAST2])) for p in positions]
+            return evaluator.evaluate(planes, keys=keys)
+        return evaluator.evaluate(planes)
+
     def _evaluate(self, positions, need_policy, need_value):
         """(priors [B, N*N+1] or None, value_stm [B] or None) for the leaf positions."""
         t0 = time.perf_counter()
         priors = values = None
         if self.config.mode == "zero":
-            ev = self.policy.evaluate(self._features(positions, "zero17"))
+            ev = self._run(self.policy, self._features(positions, "zero17"), positions)
             priors, values = ev.priors, ev.value_stm
         else:
             if need_policy is not None and self.policy is not None and need_policy.any():
                 sel = [p for p, f in zip(positions, need_policy) if f]
-                pr = self.policy.evaluate(self._features(sel, self.policy_features)).priors
+                pr = self._run(self.policy, self._features(sel, self.policy_features), sel).priors
                 priors = np.zeros((len(positions), pr.shape[1]), dtype=np.float32)
                 priors[need_policy] = pr
             if need_value and self.value is not None:
-                values = self.value.evaluate(self._features(positions, self.value_features)).value_stm
+                values = self._run(self.value, self._features(positions, self.value_features),
+                                   positions).value_stm
         self.eval_time += time.perf_counter() - t0
         self.evaluations += len(positions)
         return priors, values
