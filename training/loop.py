@@ -41,6 +41,8 @@ class TrainConfig:
     threads: int = 2                # torch intra-op threads
     seed: int = 1
     train_limit: int | None = None  # load at most this many training positions
+    init_from: str | None = None    # start the trunk from another run's checkpoint (e.g. the SL
+                                    # policy's for the value net: the same AlphaGo trunk)
 
 
 def make_optimizer(net, cfg: TrainConfig):
@@ -73,6 +75,30 @@ def _loss(net, kind, planes, move, z):
         return loss, top1, out
     loss = F.mse_loss(out, z)
     return loss, torch.zeros(()), out
+
+
+def init_trunk_from(net, path) -> int:
+    """Copy the `trunk.*` weights of checkpoint `path` into `net`; a first layer with fewer input
+    planes (48 -> 49) is copied into the leading planes and the rest start at zero. Returns the
+    number of tensors copied."""
+    src = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]
+    own = net.state_dict()
+    copied = 0
+    for name, t in src.items():
+        if not name.startswith("trunk.") or name not in own:
+            continue
+        dst = own[name]
+        if dst.shape == t.shape:
+            dst.copy_(t)
+        elif dst.dim() == 4 and dst.shape[0] == t.shape[0] and dst.shape[2:] == t.shape[2:] \
+                and dst.shape[1] > t.shape[1]:
+            dst.zero_()
+            dst[:, :t.shape[1]].copy_(t)
+        else:
+            continue
+        copied += 1
+    net.load_state_dict(own)
+    return copied
 
 
 def train_step(net, opt, kind, batch) -> tuple[float, float]:
@@ -190,6 +216,8 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int =
             log("no checkpoint to resume from; starting fresh")
         torch.manual_seed(cfg.seed)
         net = nets.build(cfg.kind, cfg.preset, planes=planes)
+        if cfg.init_from:
+            log(f"trunk initialised from {cfg.init_from}: {init_trunk_from(net, cfg.init_from)} tensors")
         opt = make_optimizer(net, cfg)
         step, positions, best = 0, 0, {}
         rng = np.random.default_rng(cfg.seed)

@@ -91,7 +91,7 @@ def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metr
 
 def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction, positions_per_game,
-         max_games, train_limit, filters):
+         max_games, train_limit, filters, init_from=None):
     if not sgf:
         raise click.UsageError("give at least one --sgf file, directory or archive")
     for s in sgf:
@@ -107,7 +107,7 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
                       optimizer=optimizer, lr=lr, lr_halve_every=lr_halve_every,
                       eval_every=eval_every, eval_positions=eval_positions,
                       checkpoint_every=checkpoint_every, threads=threads,
-                      seed=seed, train_limit=train_limit)
+                      seed=seed, train_limit=train_limit, init_from=init_from)
     click.echo(f"config {asdict(cfg)}", err=True)
     metrics = train(cfg, data_dir, out, resume=resume, log=lambda m: click.echo(m, err=True))
     path = export_run(out, kind, feature_set, data_meta, metrics)
@@ -143,6 +143,8 @@ def common_options(default_ppg, default_batch, default_steps):
                          help="positions sampled per game (0 = all)"),
             click.option("--max-games", default=None, type=int),
             click.option("--train-limit", default=None, type=int, help="load at most N training positions"),
+            click.option("--init-from", default=None, type=click.Path(dir_okay=False, exists=True),
+                         help="start the trunk from this checkpoint (e.g. the SL policy's)"),
         ]
         for o in reversed(opts):
             f = o(f)
@@ -158,24 +160,24 @@ def common_options(default_ppg, default_batch, default_steps):
                    "trained on the human moves and outcomes")
 def sl_command(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-               positions_per_game, max_games, train_limit, min_rank, sizes, max_handicap,
+               positions_per_game, max_games, train_limit, init_from, min_rank, sizes, max_handicap,
                min_moves, komi_range):
     """Train the SL policy network (AlphaGo's 48 planes) on human games."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range,
                            require_winner=net_kind == "zero")
     _run(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-         positions_per_game or None, max_games, train_limit, filters)
+         positions_per_game or None, max_games, train_limit, filters, init_from)
 
 
 @click.command("value")
 @common_options(default_ppg=2, default_batch=32, default_steps=50_000)
 def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-                  positions_per_game, max_games, train_limit, min_rank, sizes, max_handicap,
+                  positions_per_game, max_games, train_limit, init_from, min_rank, sizes, max_handicap,
                   min_moves, komi_range):
     """Train a value network on game outcomes (a few positions per game, ALGORITHMS.md 4.3)."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
     _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-         positions_per_game or None, max_games, train_limit, filters)
+         positions_per_game or None, max_games, train_limit, filters, init_from)
