@@ -37,8 +37,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.board import (BLACK, BORDER, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_MARK, F_NEXT, LEGAL,
-                          M_LAST, M_MARK, M_N, M_W, WHITE, is_eye, legality, play)
+from engine.board import (BLACK, BORDER, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_MARK, F_NEXT, KO,
+                          LEGAL, M_LAST, M_MARK, M_N, M_W, WHITE, find_liberty, is_eye, legality,
+                          play)
+from engine.playout import libs_after
 
 # ---- point states ------------------------------------------------------------------------------
 S_EMPTY, S_BORDER = 0, 1
@@ -310,62 +312,8 @@ def nakade_key(masks, cells, j):
 @njit(cache=True)
 def legal_noko(st, meta, p, c):
     """Legality of c at empty p ignoring ko (occupied and suicide only)."""
-    if st[F_COLOR, p] != EMPTY:
-        return False
-    w = meta[M_W]
-    for q in (p - w, p + w, p - 1, p + 1):
-        col = st[F_COLOR, q]
-        if col == EMPTY:
-            return True
-        if col == BORDER:
-            continue
-        libs = st[F_LIBS, st[F_HEAD, q]]
-        if col == c:
-            if libs > 1:
-                return True
-        elif libs == 1:
-            return True
-    return False
-
-
-@njit(cache=True)
-def libs_after(st, meta, p, c):
-    """Liberties of c's string through p after playing p, not counting captures."""
-    w = meta[M_W]
-    meta[M_MARK] += 1
-    mark = meta[M_MARK]
-    st[F_MARK, p] = mark
-    n = 0
-    for q in (p - w, p + w, p - 1, p + 1):
-        col = st[F_COLOR, q]
-        if col == EMPTY:
-            if st[F_MARK, q] != mark:
-                st[F_MARK, q] = mark
-                n += 1
-        elif col == c:
-            h = st[F_HEAD, q]
-            s = h
-            while True:
-                for r in (s - w, s + w, s - 1, s + 1):
-                    if st[F_COLOR, r] == EMPTY and st[F_MARK, r] != mark:
-                        st[F_MARK, r] = mark
-                        n += 1
-                s = st[F_NEXT, s]
-                if s == h:
-                    break
-    return n
-
-
-@njit(cache=True)
-def _find_liberty(st, w, head):
-    s = head
-    while True:
-        for q in (s - w, s + w, s - 1, s + 1):
-            if st[F_COLOR, q] == EMPTY:
-                return q
-        s = st[F_NEXT, s]
-        if s == head:
-            return -1
+    code = legality(st, meta, p, c)
+    return code == LEGAL or code == KO
 
 
 @njit(cache=True)
@@ -399,12 +347,12 @@ def save_atari_points(st, meta, c, last, out):
                 if st[F_COLOR, r] == opp:
                     ho = st[F_HEAD, r]
                     if st[F_LIBS, ho] == 1:
-                        lib = _find_liberty(st, w, ho)
+                        lib = find_liberty(st, meta, ho)
                         k = _add_unique(out, k, lib)
             s = st[F_NEXT, s]
             if s == h:
                 break
-        lib = _find_liberty(st, w, h)
+        lib = find_liberty(st, meta, h)
         if legal_noko(st, meta, lib, c) and libs_after(st, meta, lib, c) >= 2:
             k = _add_unique(out, k, lib)
     return k

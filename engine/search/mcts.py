@@ -114,43 +114,10 @@ class MctsSearch:
         self.rollout = rollout  # the fast rollout policy; None = heuristic playouts
         self._rollout_tab = (rollout or RolloutPolicy.uniform()).new_tables()
         self.tree = T.Tree(self.config.tree_capacity)
-        self._spare = None  # arrays for compaction, allocated on first reuse
-        self._root_key: tuple | None = None
         self.ownership_sum: np.ndarray | None = None
         self.ownership_count = 0
         from engine.playout import seed as _seed
         _seed(int(np.random.SeedSequence(seed).generate_state(1)[0] % (2**31)))
-
-    # ---- tree reuse ---------------------------------------------------------------------------
-    def _position_key(self, game, color):
-        return (game.size, game.komi, color, tuple(game.handicap), tuple(game.history))
-
-    def _prepare_root(self, game, color) -> None:
-        """Keep the subtree of the position reached by the moves played since the last search."""
-        key = self._position_key(game, color)
-        old = self._root_key
-        self._root_key = key
-        t = self.tree
-        if old is not None and old[:2] == key[:2] and old[3] == key[3]:
-            prev, now = old[4], key[4]
-            if len(now) >= len(prev) and now[:len(prev)] == prev and old[2] == (
-                    now[len(prev)][0] if len(now) > len(prev) else color):
-                node = t.root
-                for _c, mv in now[len(prev):]:
-                    node = T.find_child(t.ti, node, mv) if node >= 0 else -1
-                if node >= 0 and int(t.ti[T.I_COLOR, node]) == 3 - color:
-                    self._reroot(node)
-                    return
-        t.reset(color)
-
-    def _reroot(self, node: int) -> None:
-        t = self.tree
-        if self._spare is None:
-            self._spare = (np.zeros_like(t.ti), np.zeros_like(t.tf))
-        ti2, tf2 = self._spare
-        T.compact(t.ti, t.tf, t.tm, node, ti2, tf2)
-        self._spare = (t.ti, t.tf)
-        t.ti, t.tf = ti2, tf2
 
     def _prune_root(self, game, color) -> None:
         """Superko is not known to the kernels: mark root moves that repeat a position."""
@@ -166,7 +133,7 @@ class MctsSearch:
         """Search the position of `game` with `color` to play until `playouts` simulations
         (counting those kept from the reused tree) or `seconds` or `stop` is set."""
         cfg = self.config
-        self._prepare_root(game, color)
+        self.tree.prepare_root(game, color)
         st, meta = game.st.copy(), game.meta.copy()
         meta[B.M_TOPLAY] = color
         if color != game.to_play:

@@ -167,8 +167,6 @@ class NetworkSearch:
         self._rollout_tab = (rollout or RolloutPolicy.uniform()).new_tables()
         self.policy_features, self.value_features = policy_features, value_features
         self.tree = T.Tree(config.tree_capacity)
-        self._spare = None
-        self._root_key = None
         self._rng = np.random.default_rng(seed)
         self._pool = None
         self.eval_time = 0.0
@@ -179,27 +177,6 @@ class NetworkSearch:
     @property
     def name(self) -> str:
         return self.config.mode
-
-    # ---- tree reuse (same rule as the heuristic search) ---------------------------------------
-    def _prepare_root(self, game, color) -> None:
-        key = (game.size, game.komi, color, tuple(game.handicap), tuple(game.history))
-        old, self._root_key = self._root_key, key
-        t = self.tree
-        if old is not None and old[:2] == key[:2] and old[3] == key[3]:
-            prev, now = old[4], key[4]
-            if len(now) >= len(prev) and now[:len(prev)] == prev:
-                node = t.root
-                for _c, mv in now[len(prev):]:
-                    node = T.find_child(t.ti, node, mv) if node >= 0 else -1
-                if node >= 0 and int(t.ti[T.I_COLOR, node]) == 3 - color:
-                    if self._spare is None:
-                        self._spare = (np.zeros_like(t.ti), np.zeros_like(t.tf))
-                    ti2, tf2 = self._spare
-                    T.compact(t.ti, t.tf, t.tm, node, ti2, tf2)
-                    self._spare = (t.ti, t.tf)
-                    t.ti, t.tf = ti2, tf2
-                    return
-        t.reset(color)
 
     # ---- evaluation ---------------------------------------------------------------------------
     def _features(self, positions, name):
@@ -287,7 +264,7 @@ class NetworkSearch:
     def search(self, game, color, playouts: int | None = None, seconds: float | None = None,
                stop=None, report=None, report_interval: float = 1.0) -> SearchResult:
         cfg = self.config
-        self._prepare_root(game, color)
+        self.tree.prepare_root(game, color)
         t = self.tree
         n = game.size
         st0, meta0 = game.st.copy(), game.meta.copy()

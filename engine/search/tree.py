@@ -59,6 +59,32 @@ class Tree:
     def capacity(self) -> int:
         return int(self.tm[T_CAP])
 
+    def prepare_root(self, game, color: int) -> None:
+        """Tree reuse: when `game` continues the position of the previous search (same board,
+        more moves), the node reached by those moves becomes the root with its subtree
+        (compacted); otherwise the tree starts afresh with `color` to play."""
+        key = (game.size, game.komi, tuple(game.handicap), tuple(game.history))
+        old, old_color = getattr(self, "_key", None), getattr(self, "_color", None)
+        self._key, self._color = key, color
+        if old is not None and old[:3] == key[:3]:
+            prev, now = old[3], key[3]
+            if len(now) >= len(prev) and now[:len(prev)] == prev and (
+                    len(now) > len(prev) or old_color == color):
+                node = self.root
+                for c, mv in now[len(prev):]:
+                    node = find_child(self.ti, node, mv) if node >= 0 else -1
+                    if node >= 0 and int(self.ti[I_COLOR, node]) != c:
+                        node = -1  # the same point played by the other colour (GTP allows it)
+                if node >= 0 and int(self.ti[I_COLOR, node]) == 3 - color:
+                    spare = getattr(self, "_spare", None)
+                    if spare is None:
+                        spare = (np.zeros_like(self.ti), np.zeros_like(self.tf))
+                    compact(self.ti, self.tf, self.tm, node, spare[0], spare[1])
+                    self._spare = (self.ti, self.tf)
+                    self.ti, self.tf = spare
+                    return
+        self.reset(color)
+
     def children(self, node: int) -> range:
         first = int(self.ti[I_FIRST, node])
         if first < 0:
