@@ -64,7 +64,7 @@ def check_search(config: EngineConfig) -> str | None:
 # models.store.DEFAULT_FILES, repeated: importing `models` pulls in numba (models.metadata reads
 # engine.features), which must not delay the first answers. tests/test_gtp_units.py compares them.
 MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onnx",
-               "rollout": "rollout.onnx"}
+               "rollout": "rollout.npz"}
 
 
 def bundled_dir() -> str:

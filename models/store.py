@@ -1,6 +1,6 @@
 """Where the bundled models live, and their checksums.
 
-    models/bundled/policy.onnx, value.onnx, zero.onnx, rollout.onnx   (default model per kind)
+    models/bundled/policy.onnx, value.onnx, zero.onnx, rollout.npz    (default model per kind)
     models/bundled/SHA256SUMS                                         (`sha256sum` format)
 
 `bundled(kind)` is the path the engine loads when no model is given; it must exist and match its
@@ -17,7 +17,7 @@ from models.metadata import ModelError
 BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 CHECKSUMS = "SHA256SUMS"
 DEFAULT_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onnx",
-                 "rollout": "rollout.onnx"}
+                 "rollout": "rollout.npz"}
 
 
 def default_path(kind: str, directory: Path = BUNDLED_DIR) -> Path:

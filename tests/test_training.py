@@ -113,3 +113,17 @@ def test_bad_sgf_argument_is_a_clear_error(tmp_path):
     p = subprocess.run(train_cmd("sl", "--sgf", tmp_path / "nope", "--out", tmp_path / "o"),
                        capture_output=True, text=True)
     assert p.returncode == 2 and "does not exist" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_bundle_exports_with_checksums_and_heldout_figures(small_run, tmp_path):
+    out = tmp_path / "bundled"
+    run("bundle", "--policy", small_run, "--heldout", KGS, "--positions", 200, "--out-dir", out)
+    index = json.loads((out / "MODELS.json").read_text())
+    entry = index["policy"]
+    assert entry["file"] == "policy.onnx" and entry["training"]["step"] == 6
+    assert entry["heldout"]["positions"] == 200 and 0 <= entry["heldout"]["top1"] <= 1
+    from models.store import verify
+    verify(out / "policy.onnx")          # listed in SHA256SUMS with the right digest
+    import onnx
+    props = {p.key: p.value for p in onnx.load(out / "policy.onnx").metadata_props}
+    assert float(props["heldout_top1"]) == pytest.approx(entry["heldout"]["top1"], abs=1e-4)

@@ -5,6 +5,7 @@
     engine-train rollout --sgf kgs/ --out rollout.npz   # fast rollout policy
     engine-train eval --model runs/sl/policy.onnx --sgf heldout/
     engine-train export --checkpoint runs/sl/checkpoint.pt --out policy.onnx
+    engine-train bundle --policy runs/sl --value runs/value --heldout heldout.tar.bz2
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ def cli():
 
 
 def _register():
+    from training.bundle import bundle_command
     from training.evaluate import eval_command
     from training.export_cli import export_command
     from training.sl import sl_command, value_command
@@ -24,6 +26,7 @@ def _register():
     cli.add_command(value_command)
     cli.add_command(eval_command)
     cli.add_command(export_command)
+    cli.add_command(bundle_command)
     try:
         from training.rollout import rollout_command
         cli.add_command(rollout_command)

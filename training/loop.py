@@ -223,7 +223,8 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int =
         rng = np.random.default_rng(cfg.seed)
         (run_dir / "curve.csv").unlink(missing_ok=True)
     net = net.to(memory_format=torch.channels_last)
-    (run_dir / "train_config.json").write_text(json.dumps(asdict(cfg), indent=2))
+    (run_dir / "train_config.json").write_text(
+        json.dumps({**asdict(cfg), "data_dir": str(Path(data_dir).resolve())}, indent=2))
     start = time.monotonic()
     bar = tqdm(total=cfg.steps, initial=step, unit="step", dynamic_ncols=True, smoothing=0.05)
     run_loss = run_top1 = 0.0

@@ -1,0 +1,81 @@
+"""`engine-train bundle`: export training runs as the engine's default models.
+
+    engine-train bundle --policy runs/sl --value runs/value --zero runs/zero \\
+        --heldout ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2
+
+Each run's checkpoint is exported to `models/bundled/<kind>.onnx` (checked against torch within
+1e-4), evaluated on the held-out collection with `engine-train eval`'s code, and listed with its
+figures in `models/bundled/MODELS.json` and its sha256 in `SHA256SUMS`.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from models.store import BUNDLED_DIR, record
+
+
+def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int) -> dict:
+    from engine.features import FEATURE_SETS
+    from training import nets
+    from training.evaluate import evaluate_collection
+    from training.export import export_onnx
+    net, ckpt = nets.load_checkpoint(run_dir / "checkpoint.pt")
+    fs = {"policy": "alphago48", "value": "alphago49", "zero": "zero17"}[kind]
+    data = {}
+    meta_path = run_dir / "data" / "dataset.json"
+    if not meta_path.exists():
+        cfg = json.loads((run_dir / "train_config.json").read_text()) if (run_dir / "train_config.json").exists() else {}
+        meta_path = Path(cfg.get("data_dir", "")) / "dataset.json"
+    if meta_path.exists():
+        m = json.loads(meta_path.read_text())
+        data = {"sources": [Path(s).name for s in m.get("sources", [])],
+                "positions": m["stats"]["positions"], "games": m["stats"]["games"]}
+    training = {"step": int(ckpt.get("step", 0)), "positions_seen": int(ckpt.get("positions", 0)),
+                "preset": net.config.get("preset"), "data": data,
+                "internal_heldout": json.loads(ckpt.get("best", "{}"))}
+    out = out_dir / f"{kind}.onnx"
+    md = {"feature_set": fs, "feature_version": FEATURE_SETS[fs].version, "board_sizes": "9,13,19",
+          "training_data": json.dumps(training)}
+    export_onnx(net, kind, out, md)
+    figures = {}
+    if heldout:
+        figures = evaluate_collection(out, [heldout], max_positions=positions)
+    if kind in ("policy", "zero") and "top1" in figures:
+        export_onnx(net, kind, out, {**md, "heldout_top1": f"{figures['top1']:.4f}"})
+    sha = record(out)
+    return {"file": out.name, "sha256": sha, "training": training,
+            "heldout": {"collection": Path(heldout).name if heldout else None, **figures}}
+
+
+@click.command("bundle")
+@click.option("--policy", "policy_run", type=click.Path(file_okay=False, exists=True), default=None)
+@click.option("--value", "value_run", type=click.Path(file_okay=False, exists=True), default=None)
+@click.option("--zero", "zero_run", type=click.Path(file_okay=False, exists=True), default=None)
+@click.option("--heldout", type=click.Path(exists=True), default=None,
+              help="SGF collection never trained on, for the figures")
+@click.option("--positions", default=20000, show_default=True, type=click.IntRange(1))
+@click.option("--out-dir", type=click.Path(file_okay=False), default=str(BUNDLED_DIR), show_default=True)
+def bundle_command(policy_run, value_run, zero_run, heldout, positions, out_dir):
+    """Export runs as the default models with checksums and held-out figures."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    index_path = out / "MODELS.json"
+    index = json.loads(index_path.read_text()) if index_path.exists() else {}
+    for kind, run in (("policy", policy_run), ("value", value_run), ("zero", zero_run)):
+        if run is None:
+            continue
+        entry = bundle_run(kind, Path(run), out, heldout, positions)
+        index[kind] = entry
+        click.echo(f"{kind}: {entry['file']} step {entry['training']['step']} "
+                   f"held-out {entry['heldout']}")
+    rollout = out / "rollout.npz"
+    if rollout.exists():
+        index["rollout"] = {"file": rollout.name, "sha256": record(rollout)}
+        meta = out / "rollout.json"
+        if meta.exists():
+            index["rollout"]["metrics"] = json.loads(meta.read_text())
+    index_path.write_text(json.dumps(index, indent=2, sort_keys=True) + "\n")
+    click.echo(f"wrote {index_path}")
