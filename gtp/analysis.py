@@ -3,6 +3,7 @@
     lz:    info move D4 visits 836 winrate 4656 prior 839 lcb 4640 order 0 pv D4 Q16 D16
     kata:  info move D4 visits 836 winrate 0.465600 scoreMean 1.2 scoreLead 1.2 prior 0.083900
            lcb 0.464000 order 0 pv D4 Q16 D16 [... ownership f f f ...]
+           (the AlphaGo search adds valueWinrate and rolloutWinrate before prior)
     chat:  CHAT:Visits 836 Winrate 46.56% ScoreLead 1.2 ScoreStdev 0.0 PV D4 Q16 D16   (stderr)
 
 All `info` blocks of one report go on ONE line, joined by spaces; `pv` is the last key of each
@@ -131,6 +132,12 @@ def format_kata(snapshot, fmt, minmoves: int = 0, maxmoves: int | None = None,
         score = ""
         if getattr(m, "score_lead", None) is not None:
             score = f" scoreMean {m.score_lead:.3f} scoreLead {m.score_lead:.3f}"
+        # The AlphaGo search keeps the value network's and the rollouts' statistics apart
+        # (W_v/N_v and W_r/N_r): both are shown, from the side to move like winrate.
+        if getattr(m, "value_winrate", None) is not None:
+            score += f" valueWinrate {_clamp(m.value_winrate):.6f}"
+        if getattr(m, "rollout_winrate", None) is not None:
+            score += f" rolloutWinrate {_clamp(m.rollout_winrate):.6f}"
         blocks.append(
             f"info move {fmt(m.move)} visits {int(m.visits)} winrate {_clamp(m.winrate):.6f}{score}"
             f" prior {_clamp(m.prior):.6f} lcb {_clamp(m.lcb):.6f} order {order} pv {_pv(m, fmt)}")

@@ -68,3 +68,26 @@ def test_missing_models_are_a_command_line_error(tmp_path):
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 2
     assert b"needs a zero model" in proc.stderr
+
+
+def test_alphago_analysis_shows_value_and_rollout_parts(model_dir):
+    """kata-analyze of the AlphaGo search: the value network's and the rollouts' win rates of each
+    move, apart (valueWinrate, rolloutWinrate), and the line still parses as Sabaki reads it."""
+    with Engine("--search", "alphago", "--model-dir", str(model_dir), "--size", "9",
+                "--n-thr", "1") as e:
+        e.ok("boardsize 9", timeout=60)
+        e.send("kata-analyze B 20\n")
+        assert e.line(timeout=60) == "=\n"
+        line = ""
+        for _ in range(50):
+            line = e.line(timeout=10)
+            if "valueWinrate" in line and "rolloutWinrate" in line:
+                break
+        e.send("protocol_version\n")
+        while e.line(timeout=5) != "\n":
+            pass
+        assert e.response() == ("=", "2")
+        assert sabaki_parse(line, kata=True), line
+        block = line.split("info ")[1].split()
+        values = dict(zip(block[0::2], block[1::2]))
+        assert 0 <= float(values["valueWinrate"]) <= 1 and 0 <= float(values["rolloutWinrate"]) <= 1
