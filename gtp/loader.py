@@ -26,7 +26,8 @@ SEARCH_MODULES = {
 # --search NAME -> the model kinds it loads: (kind, required)
 SEARCH_MODELS = {
     "heuristic": (),
-    "alphago": (("policy", True), ("value", True)),
+    # the value network is optional: without it the leaf value is the rollouts' (lambda = 1)
+    "alphago": (("policy", True), ("value", False)),
     "zero": (("zero", True),),
     "policy": (("policy", True),),
 }
@@ -35,7 +36,8 @@ SEARCH_MODELS = {
 def resolve_auto_search(config: EngineConfig) -> EngineConfig:
     """--search auto: the AlphaGo search when its models are there, else the heuristic MCTS."""
     import dataclasses
-    have = all(os.path.isfile(model_path(config, kind)) for kind, _ in SEARCH_MODELS["alphago"])
+    have = all(os.path.isfile(model_path(config, kind))
+               for kind, required in SEARCH_MODELS["alphago"] if required)
     return dataclasses.replace(config, search="alphago" if have else "heuristic")
 
 
@@ -123,7 +125,8 @@ def _build_search(s: Session):
             log.warning("--threads %s: the heuristic search runs on one thread", cfg.threads)
         return MctsSearch(seed=cfg.seed, rollout=_rollout_policy(cfg, default="heuristic"))
     from engine.search.network import NetSearchConfig, NetworkSearch, PolicyPlayer
-    models = {kind: _evaluator(cfg, kind) for kind, _ in SEARCH_MODELS[cfg.search]}
+    models = {kind: _evaluator(cfg, kind) for kind, required in SEARCH_MODELS[cfg.search]
+              if required or os.path.isfile(model_path(cfg, kind))}
     sizes = None
     for ev in models.values():
         ok = set(ev.meta.board_sizes)
@@ -136,10 +139,13 @@ def _build_search(s: Session):
         return PolicyPlayer(ev, features=ev.meta.feature_set, seed=cfg.seed)
     if cfg.search == "zero":
         return NetworkSearch(_net_config(cfg, "zero"), policy=models["zero"], seed=cfg.seed)
-    policy, value = models["policy"], models["value"]
+    policy, value = models["policy"], models.get("value")
+    if value is None:
+        log.info("no value network: leaf values come from the rollouts alone (lambda = 1)")
     return NetworkSearch(_net_config(cfg, "alphago"), policy=policy, value=value,
                          policy_features=policy.meta.feature_set,
-                         value_features=value.meta.feature_set, seed=cfg.seed,
+                         value_features=value.meta.feature_set if value else "alphago49",
+                         seed=cfg.seed,
                          rollout=_rollout_policy(cfg, default="policy"))
 
 

@@ -40,8 +40,8 @@ def _finite(ctx, param, value):
               default="chinese", show_default=True, help="Rule set (kgs-rules changes it).")
 @click.option("--search", type=click.Choice(["auto"] + sorted(SEARCH_MODULES), case_sensitive=False),
               default="auto", show_default=True,
-              help="Which search plays; auto = alphago when the policy and value models are "
-                   "there, else heuristic.")
+              help="Which search plays; auto = alphago when the policy model is there (the "
+                   "value model is optional), else heuristic.")
 @click.option("--rollout", type=click.Choice(["auto", "policy", "heuristic"], case_sensitive=False),
               default="auto", show_default=True,
               help="Playouts of the MCTS: AlphaGo's fast rollout policy (models/bundled/"
