@@ -38,7 +38,7 @@ def resolve_auto_search(config: EngineConfig) -> EngineConfig:
     import dataclasses
     have = all(os.path.isfile(model_path(config, kind))
                for kind, required in SEARCH_MODELS["alphago"] if required)
-    return dataclasses.replace(config, search="alphago" if have else "heuristic")
+    return dataclasses.replace(config, search="alphago" if have else "heuristic", auto_search=True)
 
 
 def check_search(config: EngineConfig) -> str | None:

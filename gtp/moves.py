@@ -51,13 +51,27 @@ def play(s: Session, colour: int, lc: int) -> None:
     s.last_snapshot = None
 
 
-def supports_size(s: Session, size: int) -> bool:
-    """False when the models are not made for this size (their `board_sizes` metadata): never
-    play 19x19 moves on a 9x9 board (GTP-CLIENTS.md section 3, #6)."""
+def models_cover(s: Session, size: int) -> bool:
+    """True when the search's models are made for this size (their `board_sizes` metadata)."""
     if s.config.search == "heuristic":
         return True
     s.wait_ready("player")
     return s.model_sizes is None or size in s.model_sizes
+
+
+def supports_size(s: Session, size: int) -> bool:
+    """Never play a network's moves on a size it was not made for (GTP-CLIENTS.md section 3, #6):
+    with --search auto the heuristic MCTS plays those sizes instead; a search asked for by name
+    refuses them."""
+    return models_cover(s, size) or s.config.auto_search
+
+
+def playing_player(s: Session):
+    """The Player for the current size: the configured one, or the heuristic MCTS one where the
+    models do not cover the size (--search auto)."""
+    if models_cover(s, s.size):
+        return s.player
+    return status_player(s)
 
 
 def require_size(s: Session) -> None:
@@ -84,7 +98,7 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
     """Search, play the move for `colour` unless play_it is False, and return it (Loc, PASS or
     RESIGN). `stop` ends the search early: the best move found so far is answered."""
     require_size(s)
-    p, g = (status_player(s) if cleanup else s.player), s.game
+    p, g = (status_player(s) if cleanup else playing_player(s)), s.game
     rep = (lambda res: report(snapshot(res, colour))) if report is not None else None
     move = p.genmove(g, colour, s.clock, stop=stop, cleanup=cleanup, report=rep,
                      report_interval=interval_s)
@@ -109,8 +123,8 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
 
 def analyze(s: Session, colour: int, stop: threading.Event, report, interval_s: float) -> Snapshot:
     require_size(s)
-    result = s.player.analyze(s.game, colour, lambda res: report(snapshot(res, colour)), stop,
-                              interval_s)
+    result = playing_player(s).analyze(s.game, colour, lambda res: report(snapshot(res, colour)),
+                                       stop, interval_s)
     return snapshot(result, colour)
 
 

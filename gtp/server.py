@@ -193,12 +193,14 @@ class Server:
         s.ponder_pending = False
         if not s.is_ready("player") or s.player is None or s.game is None:
             return None
+        from gtp import moves
+        player = moves.playing_player(s)
         stop = threading.Event()
         game = s.game.copy()        # the next command may change the game; ponder on a copy
 
         def run():
             try:
-                s.player.analyze(game, game.to_play, report=None, stop=stop)
+                player.analyze(game, game.to_play, report=None, stop=stop)
             except Exception:  # noqa: BLE001 - pondering is best effort
                 log.exception("pondering failed")
 

@@ -53,6 +53,8 @@ class EngineConfig:
     policy_temperature: float | None = None
     lag_margin: float | None = None   # TimeConfig.lag_margin
     ponder: bool = False              # search on the opponent's time (keeps the tree)
+    auto_search: bool = False         # --search auto chose the search: other sizes fall back to
+                                      # the heuristic MCTS instead of being refused
 
 
 def parse_colour(text: str) -> int:

@@ -1,6 +1,7 @@
 """engine-gtp with the network searches (--search zero | alphago | policy) on tiny untrained nets."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -91,3 +92,22 @@ def test_alphago_analysis_shows_value_and_rollout_parts(model_dir):
         block = line.split("info ")[1].split()
         values = dict(zip(block[0::2], block[1::2]))
         assert 0 <= float(values["valueWinrate"]) <= 1 and 0 <= float(values["rolloutWinrate"]) <= 1
+
+
+BUNDLED = os.path.join(ROOT, "models", "bundled")
+
+
+@pytest.mark.skipif(not os.path.isfile(os.path.join(BUNDLED, "policy.onnx")),
+                    reason="no bundled policy model")
+def test_default_engine_loads_the_bundled_models_and_covers_every_size():
+    """No options: the AlphaGo search on the bundled models; sizes the models were not made for
+    are played by the heuristic MCTS instead of being refused."""
+    with Engine("--time-per-move", "0.3", quiet=False) as e:
+        e.ok("boardsize 9", timeout=60)
+        assert VERTEX.fullmatch(e.ok("genmove b", timeout=60))
+        e.ok("boardsize 7", timeout=60)
+        assert VERTEX.fullmatch(e.ok("genmove b", timeout=60))
+        log = "\n".join(e.stderr_lines)
+        assert "search alphago" in log and "policy.onnx" in log
+    with Engine("--search", "alphago", "--playouts", "8") as e:
+        assert e.fails("boardsize 7", timeout=60) == "unacceptable size"
