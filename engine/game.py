@@ -9,7 +9,7 @@ import numpy as np
 
 from engine import board as B
 from engine.board import BLACK, EMPTY, WHITE
-from engine.coords import MAX_SIZE, MIN_SIZE, PASS, RESIGN, loc, loc_to_rc, on_board
+from engine.coords import MAX_SIZE, MIN_SIZE, PASS, RESIGN, loc, on_board
 from engine.rules import Rules
 
 _REASONS = {B.OCCUPIED: "occupied", B.SUICIDE: "suicide", B.KO: "ko"}
@@ -309,7 +309,3 @@ def format_result(score: float) -> str:
     if score < 0:
         return f"W+{-score:g}"
     return "0"
-
-
-def rc_of(lc: int, n: int) -> tuple[int, int]:
-    return loc_to_rc(lc, n)

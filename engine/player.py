@@ -240,8 +240,9 @@ class Player:
             return res.ownership_black
 
     def _root_visits(self) -> int:
+        from engine.search.tree import I_N
         tree = getattr(self.search, "tree", None)
-        return int(tree.ti[4, tree.root]) if tree is not None else 0
+        return int(tree.ti[I_N, tree.root]) if tree is not None else 0
 
     def _strings(self, game):
         """Map string head -> list of Locs."""

@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from engine import board as B
-from engine.coords import PASS
+from engine.coords import PASS, loc_to_pos
 from engine.playout import playout
 from engine.rollout.policy import RolloutPolicy, policy_playout
 from engine.search import tree as T
@@ -431,9 +431,8 @@ class PolicyPlayer:
         for mv in game.legal_moves(color):
             if B.is_eye(game.st, game.meta, mv, color):
                 continue
-            w = n + 2
             stats.append(MoveStat(move=mv, visits=0, winrate=0.5,
-                                  prior=float(pri[(mv // w - 1) * n + mv % w - 1]), lcb=0.0))
+                                  prior=float(pri[loc_to_pos(mv, n)]), lcb=0.0))
         if not stats:
             stats = [MoveStat(move=PASS, visits=1, winrate=0.5, prior=1.0, lcb=0.0)]
         stats.sort(key=lambda s: s.prior, reverse=True)
