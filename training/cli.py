@@ -2,6 +2,8 @@
 
     engine-train sl --sgf kgs/ --out runs/sl            # SL policy on KGS archives
     engine-train value --sgf kgs/ --out runs/value      # value net on game outcomes
+    engine-train value-data --out runs/vdata            # value positions from self-play
+    engine-train value --data-dir runs/vdata --out runs/value   # ... and a value net on them
     engine-train rollout --sgf kgs/ --out rollout.npz   # fast rollout policy
     engine-train eval --model runs/sl/policy.onnx --sgf heldout/
     engine-train export --checkpoint runs/sl/checkpoint.pt --out policy.onnx
@@ -27,6 +29,8 @@ def _register():
     cli.add_command(eval_command)
     cli.add_command(export_command)
     cli.add_command(bundle_command)
+    from training.selfplay_value import value_data_command
+    cli.add_command(value_data_command)
     try:
         from training.rollout import rollout_command
         cli.add_command(rollout_command)

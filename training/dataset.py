@@ -206,3 +206,34 @@ class PackedPositions:
             planes[sel] = apply_symmetry(planes[sel], int(k))
             move[sel] = self._pos_map[k][move[sel]]
         return planes, move, self.z[idx].copy()
+
+
+def shard_sizes(data_dir, split: str = "train") -> list[int]:
+    """The board sizes that have `split` shards in `data_dir`."""
+    sizes = set()
+    for f in Path(data_dir).glob(f"{split}-*-*.npz"):
+        try:
+            sizes.add(int(f.name.split("-")[1]))
+        except ValueError:
+            continue
+    return sorted(sizes)
+
+
+class SizeMix:
+    """The shards of several board sizes; each minibatch comes from one size, drawn in proportion
+    to the positions of that size, so a fully convolutional network learns all of them."""
+
+    def __init__(self, data_dir, split: str, sizes, planes: int, limit: int | None = None):
+        self.parts = [PackedPositions(data_dir, split, n, planes, limit=limit) for n in sizes]
+        self.sizes = list(sizes)
+        counts = np.array([len(p) for p in self.parts], dtype=np.float64)
+        self.weights = counts / counts.sum()
+
+    def __len__(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+    def sample(self, batch_size: int, rng: np.random.Generator):
+        part = self.parts[int(rng.choice(len(self.parts), p=self.weights))] if len(self.parts) > 1 \
+            else self.parts[0]
+        return part.batch(rng.integers(0, len(part), size=batch_size), rng)
+

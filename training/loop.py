@@ -20,7 +20,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from training import nets
-from training.dataset import PackedPositions
+from training.dataset import PackedPositions, SizeMix, shard_sizes
 
 
 @dataclass(frozen=True)
@@ -141,12 +141,34 @@ def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int =
     return {"mse": loss_sum / n, "positions": n}
 
 
+def evaluate_sizes(net, kind, held: dict, positions: int) -> dict:
+    """`evaluate` on the held-out set of each board size; the metrics of the largest size (the
+    one reported and compared across runs), plus `mse_<n>` / `top1_<n>` for every size."""
+    per = {n: evaluate(net, kind, data, positions) for n, data in held.items()}
+    out = dict(per[max(per)])
+    if len(per) > 1:
+        for n, m in per.items():
+            for key in ("mse", "top1"):
+                if key in m:
+                    out[f"{key}_{n}"] = m[key]
+    return out
+
+
 CURVE_FIELDS = ["step", "positions", "train_loss", "train_top1", "heldout_loss", "heldout_top1",
-                "heldout_top5", "heldout_mse", "lr", "elapsed_s"]
+                "heldout_top5", "heldout_mse", "lr", "elapsed_s", "heldout_by_size"]
 
 
 def _append_curve(path: Path, row: dict) -> None:
     new = not path.exists()
+    if not new:
+        with path.open(newline="") as f:
+            reader = csv.DictReader(f)
+            old_fields, rows = reader.fieldnames, list(reader)
+        if old_fields != CURVE_FIELDS:          # a curve written by an older version: upgrade it
+            with path.open("w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
+                w.writeheader()
+                w.writerows({k: r.get(k, "") for k in CURVE_FIELDS} for r in rows)
     with path.open("a", newline="") as f:
         w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
         if new:
@@ -189,7 +211,7 @@ def save(net, opt, run_dir: Path, step: int, positions: int, rng, best: dict, cf
                          train_config=json.dumps(asdict(cfg)))
 
 
-def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int = 19,
+def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int | None = None,
           planes: int | None = None, log=print) -> dict:
     """Train on the shards of `data_dir`; returns the last held-out metrics."""
     run_dir = Path(run_dir)
@@ -198,9 +220,14 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int =
     ckpt_path = run_dir / "checkpoint.pt"
     meta = json.loads((Path(data_dir) / "dataset.json").read_text())
     planes = planes or meta["planes"]
-    train_data = PackedPositions(data_dir, "train", size, planes, limit=cfg.train_limit)
-    held = PackedPositions(data_dir, "heldout", size, planes, limit=cfg.eval_positions)
-    log(f"training positions {len(train_data)}, held-out positions {len(held)}")
+    sizes = shard_sizes(data_dir) if size is None else [size]
+    train_data = SizeMix(data_dir, "train", sizes, planes, limit=cfg.train_limit)
+    held = {n: PackedPositions(data_dir, "heldout", n, planes, limit=cfg.eval_positions)
+            for n in shard_sizes(data_dir, "heldout") if n in sizes}
+    if not held:
+        raise FileNotFoundError(f"no held-out shards of sizes {sizes} in {data_dir}")
+    log(f"board sizes {sizes}: training positions {len(train_data)}, held-out positions "
+        f"{sum(len(h) for h in held.values())}")
     if resume and ckpt_path.exists():
         net, ckpt = nets.load_checkpoint(ckpt_path)
         opt = make_optimizer(net, cfg)
@@ -232,8 +259,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int =
     while step < cfg.steps:
         for g in opt.param_groups:
             g["lr"] = learning_rate(cfg, step)
-        idx = rng.integers(0, len(train_data), size=cfg.batch_size)
-        loss, top1 = train_step(net, opt, cfg.kind, train_data.batch(idx, rng))
+        loss, top1 = train_step(net, opt, cfg.kind, train_data.sample(cfg.batch_size, rng))
         step += 1
         positions += cfg.batch_size
         run_loss += loss
@@ -245,7 +271,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int =
             bar.set_postfix(loss=f"{run_loss / k:.3f}", top1=f"{run_top1 / k:.3f}",
                             pos_s=f"{rate * cfg.batch_size:.0f}")
         if step % cfg.eval_every == 0 or step == cfg.steps:
-            metrics = evaluate(net, cfg.kind, held, cfg.eval_positions)
+            metrics = evaluate_sizes(net, cfg.kind, held, cfg.eval_positions)
             row = {"step": step, "positions": positions, "train_loss": f"{run_loss / k:.4f}",
                    "train_top1": f"{run_top1 / k:.4f}" if cfg.kind != "value" else "",
                    "lr": f"{learning_rate(cfg, step):.2e}",
@@ -255,6 +281,9 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int =
                            heldout_top5=f"{metrics['top5']:.4f}")
             if cfg.kind in ("value", "zero"):
                 row.update(heldout_mse=f"{metrics['mse']:.4f}")
+            by_size = {k: v for k, v in metrics.items() if k.startswith(("mse_", "top1_"))}
+            if by_size:
+                row["heldout_by_size"] = " ".join(f"{k}={v:.4f}" for k, v in sorted(by_size.items()))
             _append_curve(run_dir / "curve.csv", row)
             plot_curve(run_dir / "curve.csv", run_dir / "curve.png")
             bar.write(" ".join(f"{a}={b}" for a, b in row.items() if b != ""))

@@ -54,6 +54,12 @@ def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction,
     meta_path = data_dir / "dataset.json"
     if meta_path.exists():
         meta = json.loads(meta_path.read_text())
+        if not sgf:
+            if meta.get("feature_set") != feature_set:
+                raise click.UsageError(f"{data_dir} holds {meta.get('feature_set')} planes; this "
+                                       f"network needs {feature_set}")
+            click.echo(f"dataset {data_dir}: {meta['stats']['positions']}", err=True)
+            return meta
         if meta.get("sources") == [str(s) for s in sgf] and meta.get("feature_set") == feature_set:
             click.echo(f"reusing dataset {data_dir}: {meta['stats']['positions']}", err=True)
             return meta
@@ -92,8 +98,9 @@ def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metr
 def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction, positions_per_game,
          max_games, train_limit, filters, init_from=None):
-    if not sgf:
-        raise click.UsageError("give at least one --sgf file, directory or archive")
+    if not sgf and not (data_dir and (Path(data_dir) / "dataset.json").exists()):
+        raise click.UsageError("give at least one --sgf file, directory or archive, or a --data-dir "
+                               "that holds a built dataset (engine-train value-data)")
     for s in sgf:
         if not Path(s).exists():
             raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
@@ -122,7 +129,9 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
 def common_options(default_ppg, default_batch, default_steps):
     def deco(f):
         opts = [
-            click.option("--sgf", multiple=True, required=True, help="SGF file, directory or archive (repeatable)"),
+            click.option("--sgf", multiple=True,
+                         help="SGF file, directory or archive (repeatable); optional when --data-dir "
+                              "holds a built dataset"),
             click.option("--out", required=True, help="run directory (checkpoints, curves, ONNX)"),
             click.option("--data-dir", default=None, help="dataset shards (default OUT/data)"),
             click.option("--preset", default="cpu", show_default=True, type=click.Choice(["cpu", "paper"])),

@@ -1,0 +1,316 @@
+"""Value-network data from self-play, as AlphaGo generated it (ALGORITHMS.md 4.3).
+
+Human game outcomes teach a small network almost nothing (held-out MSE stays at 1.0 on the Tygem
+9-dan games: the players are even and the result turns on details). AlphaGo's value network
+learned instead from games the policy networks played against themselves, one position per game:
+
+    draw U uniformly from 1..max_u; play moves 1..U-1 with the SL policy (sampled); play move U
+    uniformly at random among the legal moves; record s_{U+1}; play on to the end; z = the result
+    for the side to move in s_{U+1}.
+
+AlphaGo played on with its RL policy; until the RL stage exists the SL policy stands in for it,
+up to move `finish_at`, and the fast rollout policy plays the rest (the positions left by then are
+settled enough that the rollout policy's endgame decides them as the networks would). The game is
+scored by Tromp-Taylor area with komi.
+
+Games run in lockstep batches so that the network evaluates one batch per move. The positions are
+written as the shards of `training.dataset` (same planes, same packing, same `dataset.json`), with
+a held-out split by game, so `engine-train value --data-dir` trains on them unchanged.
+"""
+from __future__ import annotations
+
+import json
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine import board as B
+from engine.coords import PASS
+from engine.features import FEATURE_SETS, extract_into
+from engine.game import Game
+from engine.playout import seed as seed_playouts
+from engine.rules import Rules
+from engine.search.network import candidate_moves
+from training.dataset import _ShardWriter
+
+FEATURES = "alphago49"
+POLICY_FEATURES = "alphago48"
+
+
+@dataclass
+class SelfPlayValueConfig:
+    games: int = 10_000
+    size: int = 19
+    komi: float = 7.5
+    batch_games: int = 64            # games advanced in lockstep (one network batch per move)
+    finish_at: int = 0               # SL moves until this move, then rollouts; 0 = 250 scaled
+    max_u: int = 0                   # U ~ uniform 1..max_u; 0 = finish_at - 1
+    positions_per_game: int = 1      # AlphaGo: 1 (s_{U+1}); more adds positions drawn uniformly
+                                     # from the game, which share its outcome (cheaper, correlated)
+    temperature: float = 1.0         # SL sampling temperature (1 = the network's distribution)
+    heldout_fraction: float = 0.05   # games whose position goes to the held-out split
+    shard_size: int = 20_000
+    seed: int = 0
+
+    def resolved(self) -> "SelfPlayValueConfig":
+        finish_at = self.finish_at or max(8, round(250 * self.size * self.size / 361.0))
+        return SelfPlayValueConfig(**{**asdict(self), "finish_at": finish_at,
+                                      "max_u": min(self.max_u or finish_at - 1, finish_at - 1)})
+
+
+class _SelfPlayGame:
+    """One game of the recipe above, and the move numbers at which it records a position."""
+
+    __slots__ = ("game", "u", "heldout", "record_at", "records", "passes")
+
+    def __init__(self, size: int, rules: Rules, u: int, record_at: set, heldout: bool):
+        self.game = Game(size, rules)
+        self.u, self.heldout, self.record_at = u, heldout, record_at
+        self.records = []           # (packed planes, colour to move)
+        self.passes = 0
+
+    @property
+    def moves(self) -> int:
+        return self.game.move_number
+
+
+class SelfPlayValue:
+    """Generates value positions with a policy evaluator (engine.evaluator.Evaluator) and a
+    fast rollout policy (engine.rollout.RolloutPolicy)."""
+
+    def __init__(self, config: SelfPlayValueConfig, policy, rollout):
+        self.cfg = config.resolved()
+        self.policy, self.rollout = policy, rollout
+        self.rules = Rules(superko="none").with_komi(self.cfg.komi)
+        n = self.cfg.size
+        self.rng = np.random.default_rng(self.cfg.seed)
+        self._split_rng = random.Random(self.cfg.seed + 1)
+        self._moves = np.zeros(n * n + 2, dtype=np.int64)
+        self._planes = np.zeros((FEATURE_SETS[FEATURES].num_planes, n, n), dtype=np.uint8)
+        # Loc -> Pos for the legal mask
+        w = n + 2
+        self._pos_of = np.full(w * w, n * n, dtype=np.int64)
+        for r in range(n):
+            for c in range(n):
+                self._pos_of[(r + 1) * w + c + 1] = r * n + c
+        self._amaf = np.zeros(w * w, dtype=np.int8)
+        self.played = {"games": 0, "sl_moves": 0, "random_moves": 0, "ended_by_passes": 0}
+
+    def _new_game(self) -> _SelfPlayGame:
+        cfg = self.cfg
+        u = int(self.rng.integers(1, cfg.max_u + 1))
+        record_at = {u}                                  # s_{U+1}: the position after U moves
+        extra = [m for m in range(cfg.finish_at) if m != u]
+        k = min(cfg.positions_per_game - 1, len(extra))
+        record_at.update(int(m) for m in self.rng.choice(extra, size=k, replace=False))
+        return _SelfPlayGame(cfg.size, self.rules, u, record_at,
+                             self._split_rng.random() < cfg.heldout_fraction)
+
+    def _candidates(self, g: Game) -> np.ndarray:
+        k = candidate_moves(g.st, g.meta, self._moves) - 1      # the list ends with -1 (pass)
+        return self._moves[:k].copy()
+
+    def _play(self, sp: _SelfPlayGame, lc: int) -> None:
+        if lc == PASS:
+            sp.passes += 1
+        else:
+            sp.passes = 0
+        sp.game.play(sp.game.to_play, lc)
+
+    def _record(self, sp: _SelfPlayGame) -> None:
+        extract_into(sp.game, FEATURES, self._planes)
+        sp.records.append((np.packbits(self._planes.reshape(-1)), sp.game.to_play))
+
+    def _finish(self, sp: _SelfPlayGame) -> list:
+        """Rollout to the end from the current position; [(packed, z for that side to move)]."""
+        g = sp.game
+        st, meta = g.st.copy(), g.meta.copy()
+        self._amaf[:] = 0
+        score, _own = self.rollout.playout(st, meta, 3 * g.size * g.size, self._amaf)
+        margin = score - self.cfg.komi                   # black's view
+        black = 0 if margin == 0 else (1 if margin > 0 else -1)
+        return [(packed, black if color == B.BLACK else -black) for packed, color in sp.records]
+
+    def _sl_moves(self, games: list[_SelfPlayGame]) -> None:
+        """One SL-policy move in each of `games` (one network batch)."""
+        n = self.cfg.size
+        planes = np.zeros((len(games), FEATURE_SETS[POLICY_FEATURES].num_planes, n, n), dtype=np.uint8)
+        mask = np.zeros((len(games), n * n + 1), dtype=bool)
+        cands = []
+        for i, sp in enumerate(games):
+            c = self._candidates(sp.game)
+            cands.append(c)
+            extract_into(sp.game, POLICY_FEATURES, planes[i])
+            mask[i, self._pos_of[c]] = True
+            if len(c) == 0:
+                mask[i, n * n] = True
+        priors = self.policy.evaluate(planes.astype(np.float32), mask).priors
+        for i, sp in enumerate(games):
+            c = cands[i]
+            if len(c) == 0:
+                self._play(sp, PASS)
+                continue
+            p = priors[i, self._pos_of[c]].astype(np.float64)
+            if self.cfg.temperature != 1.0:
+                p = p ** (1.0 / self.cfg.temperature)
+            s = p.sum()
+            j = int(self.rng.choice(len(c), p=p / s)) if s > 0 else int(self.rng.integers(len(c)))
+            self._play(sp, int(c[j]))
+            self.played["sl_moves"] += 1
+
+    def generate(self, out_dir, progress=None) -> dict:
+        """Play `games` games and write their positions to `out_dir`; returns counts."""
+        cfg = self.cfg
+        seed_playouts(cfg.seed)             # the rollouts' random numbers (numba's own generator)
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        n = cfg.size
+        packed_len = (FEATURE_SETS[FEATURES].num_planes * n * n + 7) // 8
+        writers = {split: _ShardWriter(out, f"{split}-{n}", cfg.shard_size, packed_len)
+                   for split in ("train", "heldout")}
+        counts = {"train": 0, "heldout": 0}
+        games = {"train": 0, "heldout": 0}
+        started = 0
+        active: list[_SelfPlayGame] = []
+        t0 = time.monotonic()
+        while active or started < cfg.games:
+            while len(active) < cfg.batch_games and started < cfg.games:
+                active.append(self._new_game())
+                started += 1
+            want_sl, still = [], []
+            for sp in active:
+                if sp.moves in sp.record_at:
+                    sp.record_at.discard(sp.moves)
+                    self._record(sp)
+                if sp.moves >= cfg.finish_at or sp.passes >= 2:
+                    split = "heldout" if sp.heldout else "train"
+                    for packed, z in self._finish(sp):
+                        writers[split].add(packed, 0, z, n)
+                        counts[split] += 1
+                    games[split] += 1
+                    self.played["games"] += 1
+                    self.played["ended_by_passes"] += sp.passes >= 2
+                    if progress is not None:
+                        progress(self.played["games"], counts)
+                    continue
+                still.append(sp)
+                if sp.moves + 1 == sp.u:        # move U: uniformly random among the legal moves
+                    c = self._candidates(sp.game)
+                    self._play(sp, int(c[self.rng.integers(len(c))]) if len(c) else PASS)
+                    self.played["random_moves"] += 1
+                else:
+                    want_sl.append(sp)
+            active = still
+            if want_sl:
+                self._sl_moves(want_sl)
+        for w in writers.values():
+            w.flush()
+        elapsed = time.monotonic() - t0
+        meta = {"feature_set": FEATURES, "feature_version": FEATURE_SETS[FEATURES].version,
+                "planes": FEATURE_SETS[FEATURES].num_planes, "sources": [f"selfplay:{cfg.seed}"],
+                "selfplay": asdict(cfg), "heldout_fraction": cfg.heldout_fraction,
+                "positions_per_game": cfg.positions_per_game, "sizes": [n],
+                "stats": {"positions": counts, "games": dict(games),
+                          "played": self.played, "elapsed_s": round(elapsed, 1)}}
+        meta = _merged(out / "dataset.json", meta)
+        tmp = out / "dataset.json.tmp"
+        tmp.write_text(json.dumps(meta, indent=2))
+        tmp.replace(out / "dataset.json")
+        return meta
+
+
+def _merged(path: Path, meta: dict) -> dict:
+    """`meta` with the counts of the runs already in `path` added: several runs of the generator
+    (different seeds) fill one dataset."""
+    if not path.exists():
+        meta["runs"] = [meta["selfplay"]]
+        return meta
+    old = json.loads(path.read_text())
+    if old.get("feature_set") != meta["feature_set"] or "selfplay" not in old:
+        raise ValueError(f"{path.parent} holds another kind of dataset")
+    for key in ("positions", "games"):
+        for split in ("train", "heldout"):
+            meta["stats"][key][split] += old["stats"][key][split]
+    for key, v in old["stats"]["played"].items():
+        meta["stats"]["played"][key] += v
+    meta["stats"]["elapsed_s"] = round(meta["stats"]["elapsed_s"] + old["stats"]["elapsed_s"], 1)
+    meta["sources"] = old["sources"] + meta["sources"]
+    meta["runs"] = old.get("runs", []) + [meta["selfplay"]]
+    meta["sizes"] = sorted(set(old.get("sizes", [old["selfplay"]["size"]])) | set(meta["sizes"]))
+    return meta
+
+
+# ---- CLI -------------------------------------------------------------------------------------
+
+def _command():
+    import click
+
+    @click.command("value-data")
+    @click.option("--out", required=True, help="dataset directory (shards + dataset.json); runs add up")
+    @click.option("--policy", "policy_path", default=None, type=click.Path(dir_okay=False),
+                  help="SL policy ONNX [default: the bundled policy.onnx]")
+    @click.option("--rollout", "rollout_path", default=None, type=click.Path(dir_okay=False),
+                  help="fast rollout policy .npz [default: the bundled rollout.npz]")
+    @click.option("--games", default=SelfPlayValueConfig.games, show_default=True, type=click.IntRange(1))
+    @click.option("--size", default=SelfPlayValueConfig.size, show_default=True, type=click.IntRange(5, 25))
+    @click.option("--komi", default=SelfPlayValueConfig.komi, show_default=True, type=float)
+    @click.option("--batch-games", default=SelfPlayValueConfig.batch_games, show_default=True,
+                  type=click.IntRange(1))
+    @click.option("--max-u", default=0, show_default=True, type=click.IntRange(0),
+                  help="U ~ uniform 1..max-u (0: finish-at - 1)")
+    @click.option("--positions-per-game", default=1, show_default=True, type=click.IntRange(1),
+                  help="1 = AlphaGo's s_{U+1} only; more adds positions drawn from the game")
+    @click.option("--finish-at", default=0, show_default=True, type=click.IntRange(0),
+                  help="SL moves up to this move, rollouts after (0: 250 scaled by board area)")
+    @click.option("--temperature", default=1.0, show_default=True, type=click.FloatRange(0.05, 10))
+    @click.option("--heldout-fraction", default=SelfPlayValueConfig.heldout_fraction,
+                  show_default=True, type=click.FloatRange(0, 0.5))
+    @click.option("--seed", default=None, type=int,
+                  help="[default: one past the runs already in --out, so runs never repeat games]")
+    @click.option("--threads", default=1, show_default=True, type=click.IntRange(1))
+    def value_data_command(out, policy_path, rollout_path, games, size, komi, batch_games, max_u,
+                           positions_per_game, finish_at, temperature, heldout_fraction, seed, threads):
+        """Value-net positions from SL-policy self-play, one per game (ALGORITHMS.md 4.3)."""
+        from tqdm import tqdm
+        from engine.rollout.policy import RolloutModelError, RolloutPolicy
+        from models.metadata import ModelError
+        from models.onnx_evaluator import OnnxEvaluator
+        from models.store import bundled
+        meta_path = Path(out) / "dataset.json"
+        if seed is None:
+            seed = len(json.loads(meta_path.read_text()).get("runs", [])) if meta_path.exists() else 0
+        try:
+            policy = OnnxEvaluator(policy_path or bundled("policy"), threads=threads,
+                                   kind="policy", feature_set=POLICY_FEATURES, cache_size=0,
+                                   max_batch=batch_games, seed=seed)
+            rollout = RolloutPolicy.load(rollout_path or bundled("rollout"))
+        except (ModelError, RolloutModelError) as e:
+            raise click.ClickException(str(e))
+        cfg = SelfPlayValueConfig(games=games, size=size, komi=komi, batch_games=batch_games,
+                                  max_u=max_u, positions_per_game=positions_per_game,
+                                  finish_at=finish_at, temperature=temperature,
+                                  heldout_fraction=heldout_fraction, seed=seed)
+        gen = SelfPlayValue(cfg, policy, rollout)
+        bar = tqdm(total=games, unit="game", desc="self-play", dynamic_ncols=True, smoothing=0.05)
+
+        def progress(done, counts):
+            bar.update(1)
+            if done % 50 == 0:
+                bar.set_postfix(train=counts["train"], heldout=counts["heldout"])
+
+        try:
+            meta = gen.generate(out, progress)
+        except ValueError as e:
+            raise click.ClickException(str(e))
+        bar.close()
+        st = meta["stats"]
+        click.echo(f"positions train {st['positions']['train']} heldout {st['positions']['heldout']} "
+                   f"(this run: {gen.played})")
+
+    return value_data_command
+
+
+value_data_command = _command()
