@@ -214,7 +214,7 @@ class SelfPlayValue:
                 "selfplay": asdict(cfg), "heldout_fraction": cfg.heldout_fraction,
                 "positions_per_game": cfg.positions_per_game, "sizes": [n],
                 "stats": {"positions": counts, "games": dict(games),
-                          "played": self.played, "elapsed_s": round(elapsed, 1)}}
+                          "played": dict(self.played), "elapsed_s": round(elapsed, 1)}}
         meta = _merged(out / "dataset.json", meta)
         tmp = out / "dataset.json.tmp"
         tmp.write_text(json.dumps(meta, indent=2))
