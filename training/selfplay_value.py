@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from engine import board as B
-from engine.coords import PASS
+from engine.coords import PASS, all_locs, area, loc_to_pos
 from engine.features import FEATURE_SETS, extract_into
 from engine.game import Game
 from engine.playout import seed as seed_playouts
@@ -90,13 +90,11 @@ class SelfPlayValue:
         self._split_rng = random.Random(self.cfg.seed + 1)
         self._moves = np.zeros(n * n + 2, dtype=np.int64)
         self._planes = np.zeros((FEATURE_SETS[FEATURES].num_planes, n, n), dtype=np.uint8)
-        # Loc -> Pos for the legal mask
-        w = n + 2
-        self._pos_of = np.full(w * w, n * n, dtype=np.int64)
-        for r in range(n):
-            for c in range(n):
-                self._pos_of[(r + 1) * w + c + 1] = r * n + c
-        self._amaf = np.zeros(w * w, dtype=np.int8)
+        # Loc -> Pos for the legal mask (engine.coords' conversion, as a table)
+        self._pos_of = np.full(area(n), n * n, dtype=np.int64)
+        for lc in all_locs(n):
+            self._pos_of[lc] = loc_to_pos(lc, n)
+        self._amaf = np.zeros(area(n), dtype=np.int8)
         self.played = {"games": 0, "sl_moves": 0, "random_moves": 0, "ended_by_passes": 0}
 
     def _new_game(self) -> _SelfPlayGame:
