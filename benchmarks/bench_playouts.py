@@ -1,11 +1,15 @@
-"""Playout speed on one core: random light playouts, heuristic playouts and the full search
-(MCTS with tree, priors and heuristic playouts) on an empty board, against Pachi measured in the
+"""Playout speed on one core: random light playouts, heuristic playouts, the full heuristic search
+(MCTS with tree, priors and heuristic playouts) and the AlphaGo search on the bundled models (SL
+priors, value net, fast-rollout-policy playouts) on an empty board, against Pachi measured in the
 same run when its binary is given.
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_playouts.py [--pachi /tmp/pachi/pachi] [--seconds 5]
 
 Pachi's figure is what it prints after `genmove` ("genmove in Xs (N games/s, ...)") with one
-thread and a fixed number of playouts. Goal (issue 2): search playouts/s >= Pachi's.
+thread and a fixed number of playouts. Goals: heuristic search playouts/s >= Pachi's (issue 2);
+the AlphaGo search's playouts/s with the rollout policy printed against Pachi's (issue 4). The
+AlphaGo search runs as the engine does, network evaluations on a second thread while the rollouts
+run, so on one core it is charged for both.
 """
 from __future__ import annotations
 
@@ -43,6 +47,29 @@ def search_per_second(n: int, seconds: float) -> float:
     return res.simulations / res.elapsed
 
 
+def alphago_per_second(n: int, seconds: float) -> float | None:
+    """Simulations/s of `--search alphago` on the bundled models (None when they are missing)."""
+    from engine.rollout.policy import RolloutPolicy
+    from engine.search.network import NetSearchConfig, NetworkSearch
+    from models.onnx_evaluator import OnnxEvaluator
+    from models.store import default_path
+    paths = {k: default_path(k) for k in ("policy", "value", "rollout")}
+    if not all(p.exists() for p in paths.values()):
+        return None
+    policy = OnnxEvaluator(paths["policy"], threads=1, kind="policy", seed=1)
+    value = OnnxEvaluator(paths["value"], threads=1, kind="value", seed=1)
+    rollout = RolloutPolicy.load(paths["rollout"])
+
+    def make(seed):
+        return NetworkSearch(NetSearchConfig(mode="alphago"), policy=policy, value=value,
+                             policy_features=policy.meta.feature_set,
+                             value_features=value.meta.feature_set, seed=seed, rollout=rollout)
+
+    make(1).search(Game(n), 1, playouts=200)  # compile / warm up
+    res = make(2).search(Game(n), 1, seconds=seconds)
+    return res.simulations / res.elapsed
+
+
 def pachi_per_second(binary: str, n: int, playouts: int) -> float | None:
     """Pachi's own games/s for one genmove on an empty board (one thread, no pondering)."""
     cmds = f"boardsize {n}\nclear_board\nkomi 7.5\ngenmove b\nquit\n"
@@ -61,16 +88,22 @@ def pachi_per_second(binary: str, n: int, playouts: int) -> float | None:
 @click.option("--sizes", default="9,19", show_default=True)
 def main(pachi: str, seconds: float, sizes: str) -> None:
     have_pachi = bool(pachi) and os.path.exists(pachi)
-    print(f"{'size':>4} {'light/s':>10} {'heuristic/s':>12} {'search/s':>10} {'pachi/s':>9} {'ratio':>6}")
+    print(f"{'size':>4} {'light/s':>10} {'heuristic/s':>12} {'search/s':>10} {'alphago/s':>10} "
+          f"{'pachi/s':>9} {'ratio':>6} {'ag ratio':>8}")
     for n in [int(s) for s in sizes.split(",")]:
         light = playouts_per_second(n, seconds, light=True)
         heavy = playouts_per_second(n, seconds, light=False)
         search = search_per_second(n, seconds)
+        alphago = alphago_per_second(n, seconds)
         ref = pachi_per_second(pachi, n, 40000 if n <= 9 else 15000) if have_pachi else None
         ratio = f"{search / ref:6.2f}" if ref else "   n/a"
+        ag_ratio = f"{alphago / ref:8.2f}" if ref and alphago else "     n/a"
         ref_s = f"{ref:9.0f}" if ref else "      n/a"
-        print(f"{n:>4} {light:10.0f} {heavy:12.0f} {search:10.0f} {ref_s} {ratio}", flush=True)
-    print("ratio = our full-search playouts/s / Pachi's (goal >= 1.0)")
+        ag_s = f"{alphago:10.0f}" if alphago else "       n/a"
+        print(f"{n:>4} {light:10.0f} {heavy:12.0f} {search:10.0f} {ag_s} {ref_s} {ratio} {ag_ratio}",
+              flush=True)
+    print("ratio = our heuristic full-search playouts/s / Pachi's (goal >= 1.0); ag ratio = the "
+          "AlphaGo search's (SL priors, value net, rollout policy) / Pachi's")
 
 
 if __name__ == "__main__":

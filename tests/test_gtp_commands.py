@@ -322,3 +322,16 @@ def test_params(eng):
     eng.ok("goengine-set_param chat false")
     assert eng.fails("goengine-set_param chat maybe").startswith("invalid value")
     eng.ok("goengine-set_param chat true")
+
+
+def test_kata_param_commands(eng):
+    """KataGo's names for the same parameters: what one sets, the other reads."""
+    names = eng.ok("kata-list-params").split()
+    assert "lam" in names and "resign_threshold" in names and names == sorted(names)
+    eng.ok("kata-set-param lam 0.25")
+    assert eng.ok("goengine-get_param lam") == "0.25"
+    assert eng.ok("kata-get-param lam") == "0.25"
+    assert eng.fails("kata-set-param lam abc").startswith("invalid value")
+    assert eng.fails("kata-get-param nosuch").startswith("unknown parameter")
+    assert eng.fails("kata-set-param lam").startswith("wrong number of arguments")
+    eng.ok("kata-set-param lam 0.5")

@@ -7,6 +7,8 @@
     gogui-ownership         dboard: expected ownership, +1 black ... -1 white, top row first
     goengine-set_param      param: `[type] key value` lines, or `goengine-set_param KEY VALUE`
     goengine-get_param KEY  one value
+    kata-set-param KEY VALUE, kata-get-param KEY, kata-list-params
+                            the same parameters under KataGo's names, for tools written for it
 
 The search behind the three analysis commands runs for the `gogui_search_seconds` parameter, or
 until any input line (GoGui's `# interrupt`).
@@ -124,6 +126,26 @@ def goengine_set_param(s: Session, args) -> str:
         raise GtpError("wrong number of arguments: usage goengine-set_param [NAME VALUE]")
     moves.set_param(s, args[0], args[1])
     return ""
+
+
+@command("kata-set-param", args=2, needs=None, usage="kata-set-param NAME VALUE")
+def kata_set_param(s: Session, args) -> str:
+    moves.set_param(s, args[0], args[1])
+    return ""
+
+
+@command("kata-list-params", needs=None)
+def kata_list_params(s: Session, args) -> str:
+    try:
+        s.wait_ready("player")
+    except GtpError:
+        pass
+    return " ".join(sorted(moves.params(s)))
+
+
+@command("kata-get-param", args=1, needs=None, usage="kata-get-param NAME")
+def kata_get_param(s: Session, args) -> str:
+    return goengine_get_param(s, args)
 
 
 @command("goengine-get_param", args=1, needs=None, usage="goengine-get_param NAME")
