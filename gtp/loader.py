@@ -154,7 +154,8 @@ def _net_config(cfg: EngineConfig, mode: str):
     from engine.search.network import NetSearchConfig
     overrides = {k: v for k, v in (("lam", cfg.lam), ("c_puct", cfg.c_puct), ("n_thr", cfg.n_thr),
                                    ("batch_size", cfg.batch_size),
-                                   ("policy_temperature", cfg.policy_temperature)) if v is not None}
+                                   ("policy_temperature", cfg.policy_temperature),
+                                   ("rollout_threads", cfg.rollout_threads)) if v is not None}
     return NetSearchConfig(mode=mode, **overrides)
 
 

@@ -57,6 +57,8 @@ def _finite(ctx, param, value):
               help="Network searches: leaves evaluated per network call.")
 @click.option("--policy-temperature", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Softmax temperature of the SL policy priors (AlphaGo: 0.67).")
+@click.option("--rollout-threads", type=click.IntRange(min=1), default=None,
+              help="AlphaGo search: threads sharing each batch's rollouts (default 2).")
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="Think on the opponent's time (stops at once on any input; keeps the tree).")
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
@@ -77,7 +79,7 @@ def _finite(ctx, param, value):
 @click.option("-v", "--verbose", is_flag=True, help="Log every command and response on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Log only warnings and errors on stderr.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        ponder, lag_margin, model_dir, playouts, time_per_move, threads, resign_threshold, seed, name,
+        rollout_threads, ponder, lag_margin, model_dir, playouts, time_per_move, threads, resign_threshold, seed, name,
         log_file, verbose, quiet):
     """Play Go over GTP on stdin/stdout."""
     if verbose and quiet:
@@ -89,7 +91,8 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           threads=threads, resign_threshold=resign_threshold, seed=seed,
                           name=name.strip(), rollout=rollout.lower(), lam=lam, c_puct=c_puct,
                           n_thr=n_thr, batch_size=batch_size,
-                          policy_temperature=policy_temperature, lag_margin=lag_margin,
+                          policy_temperature=policy_temperature,
+                          rollout_threads=rollout_threads, lag_margin=lag_margin,
                           ponder=ponder)
     if config.search == "auto":
         config = resolve_auto_search(config)

@@ -51,6 +51,7 @@ class EngineConfig:
     n_thr: int | None = None
     batch_size: int | None = None
     policy_temperature: float | None = None
+    rollout_threads: int | None = None
     lag_margin: float | None = None   # TimeConfig.lag_margin
     ponder: bool = False              # search on the opponent's time (keeps the tree)
     auto_search: bool = False         # --search auto chose the search: other sizes fall back to

@@ -13,6 +13,8 @@ N = 9
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
+    import torch
+    torch.manual_seed(0)  # fixed weights: the tests compare answers of these nets
     d = tmp_path_factory.mktemp("evaluator")
     made = {
         "zero": nets.build("zero", "cpu", blocks=2, filters=16, value_channels=4, fc=16),
@@ -157,6 +159,18 @@ def test_cache_hits_skip_the_network(files):
     ev.evaluate(x, mask)                                         # no keys: no caching
     ev.evaluate(x, mask)
     assert ev.runs == 7
+
+
+def test_equal_keys_in_one_batch_share_one_row(files):
+    """A search may send one leaf twice in a batch (AlphaGo: a rollout per visit); the network
+    runs once for it and both rows get that answer."""
+    x, mask = _planes(17, b=3), _mask(3)
+    x[2], mask[2] = x[0], mask[0]
+    ev = OnnxEvaluator(files["zero"], symmetry="random", seed=0, cache_size=8)
+    out = ev.evaluate(x, mask, keys=["a", "b", "a"])
+    assert (ev.runs, ev.cache_misses, len(ev._cache)) == (1, 2, 2)
+    np.testing.assert_array_equal(out.priors[0], out.priors[2])
+    assert out.value_stm[0] == out.value_stm[2]
 
 
 def test_policy_model_has_no_pass_and_no_value(files):

@@ -102,6 +102,47 @@ def test_tree_reuse_keeps_opponent_reply_subtree():
     assert int(s.tree.ti[T.I_N, s.tree.root]) >= kept > 0
 
 
+def _black_owns_left(size=7):
+    """Black walls off columns A-C, white D-G is thin: black far ahead with komi 0.5."""
+    g = Game(size, Rules(komi=0.5))
+    for r in range(1, size + 1):
+        g.play(BLACK, parse_gtp(f"D{r}", size))
+        g.play(WHITE, parse_gtp(f"F{r}", size))
+    return g
+
+
+def test_rollout_threads_share_the_batch_deterministically():
+    """Two rollout threads: every simulation is a visit, a seed gives the same tree, and the
+    ownership counts every rollout (the helper's too)."""
+    runs = []
+    for _ in range(2):
+        g = _black_owns_left()
+        s = NetworkSearch(NetSearchConfig(mode="alphago", lam=1.0, batch_size=16,
+                                          rollout_threads=2), seed=11)
+        res = s.search(g, BLACK, playouts=480)
+        t = s.tree
+        assert int(t.ti[T.I_N, t.root]) == res.simulations == 480
+        assert s._own_n == 480 and len(s._helpers) == 1
+        own = res.ownership_black
+        # A-C black, G white: without the helper's rollouts the sums would be halved (~0.37)
+        assert own[:, :3].min() > 0.6 and own[:, 6:].max() < -0.6, own
+        assert np.abs(own).max() <= 1.0 + 1e-9
+        runs.append([(m.move, m.visits) for m in res.moves])
+        s.close()
+    assert runs[0] == runs[1]
+
+
+def test_alphago_keeps_leaf_repeats_within_a_batch():
+    """A batch larger than the tree: the leaf visited twice gets two rollouts, none is dropped."""
+    s = NetworkSearch(NetSearchConfig(mode="alphago", lam=0.5, batch_size=64, n_thr=40),
+                      value=ConstantValue(0.0), seed=3)
+    res = s.search(Game(3), BLACK, playouts=64)
+    t = s.tree
+    assert res.simulations == int(t.ti[T.I_N, t.root]) == 64
+    assert int(t.ti[T.I_NR, t.root]) == 64
+    assert (t.ti[T.I_VL, :t.used] == 0).all()
+
+
 @pytest.mark.parametrize("searcher", ["heuristic", "alphago-rollouts"])
 def test_both_colours_capture_a_string_in_atari(searcher):
     """A 2-stone string in atari at the centre: capturing decides the game on 5x5."""

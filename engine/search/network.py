@@ -12,7 +12,9 @@ Notation and defaults from ALGORITHMS.md section 2. A simulation:
    network answers (same batch). Zero: every new leaf is expanded with the network's priors and
    its value is backed up; no rollouts. A terminal leaf (two passes) is scored by the rules.
 4. A batch of `batch_size` simulations shares one network call; the rollouts of the batch run in
-   numba (GIL released) while onnxruntime evaluates the batch in another thread.
+   numba (GIL released) while onnxruntime evaluates the batch in another thread. With
+   `rollout_threads` > 1 the batch's rollouts are split over that many threads, so that a core
+   the network leaves idle (lambda = 1, or a network faster than the rollouts) runs rollouts too.
 
 Values enter the tree from black's view (`v_black`), the tree flips to each mover's view.
 """
@@ -28,7 +30,7 @@ from numba import njit
 
 from engine import board as B
 from engine.coords import PASS, loc_to_pos
-from engine.playout import playout
+from engine.playout import playout, seed as playout_seed
 from engine.rollout.policy import RolloutPolicy, policy_playout
 from engine.search import tree as T
 from engine.search.priors import heuristic_priors
@@ -47,11 +49,12 @@ class NetSearchConfig:
     n_vl: int = 3                  # virtual loss
     fpu: float = 0.2               # unvisited child's Q = parent's Q - fpu
     policy_temperature: float = 0.67  # softmax temperature of the SL priors (AlphaGo)
-    batch_size: int = 8            # simulations per network call
+    batch_size: int = 16           # simulations per network call (16 with 2 rollout threads: fastest here)
     tree_capacity: int = 1_000_000
     dirichlet_alpha: float = 0.0   # > 0 adds root noise (self-play only): 0.03 on 19x19
     dirichlet_eps: float = 0.25
     max_moves_factor: float = 3.0  # rollout length cap, in board points
+    rollout_threads: int = 2       # threads sharing a batch's rollouts (this machine: 2 cores)
 
 
 # ---- numba kernels ------------------------------------------------------------------------------
@@ -136,6 +139,55 @@ def candidate_moves(st, meta, moves):
     return k + 1
 
 
+class _RolloutHelper:
+    """A daemon thread that runs `rollouts` on the share of a batch it is given. One per extra
+    rollout thread, kept for the search's life (a thread per batch would cost more than it
+    saves), with its own pattern cache and its own seeded numba generator."""
+
+    def __init__(self, tables, seed: int):
+        self.tables = tables
+        self._job = None
+        self._out = None
+        self._error = None
+        self._go = threading.Event()
+        self._done = threading.Event()
+        self._closed = False
+        self._thread = threading.Thread(target=self._loop, args=(seed,), daemon=True,
+                                        name="rollouts")
+        self._thread.start()
+
+    def submit(self, sts, metas, count, komi, max_moves, area, use_policy) -> None:
+        self._job = (sts, metas, count, komi, max_moves, area, use_policy)
+        self._done.clear()
+        self._go.set()
+
+    def result(self):
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._out
+
+    def close(self) -> None:
+        self._closed = True
+        self._go.set()
+
+    def _loop(self, seed: int) -> None:
+        playout_seed(seed)  # numba keeps one generator per thread: seed this one's
+        while True:
+            self._go.wait()
+            self._go.clear()
+            if self._closed:
+                return
+            sts, metas, count, komi, max_moves, area, use_policy = self._job
+            try:
+                own = np.zeros(area, dtype=np.float64)
+                z = rollouts(sts, metas, count, komi, max_moves, own, self.tables, use_policy)
+                self._out, self._error = (z, own), None
+            except Exception as exc:  # handed to the search thread by result()
+                self._out, self._error = None, exc
+            self._done.set()
+
+
 class Position:
     """The leaf seen by the features: what engine.features reads of a Game."""
 
@@ -164,15 +216,16 @@ class NetworkSearch:
         self.config = config
         self.policy, self.value = policy, value
         self.rollout = rollout
-        self._rollout_tab = (rollout or RolloutPolicy.uniform()).new_tables()
+        self._rollout_pol = rollout or RolloutPolicy.uniform()
+        self._rollout_tab = self._rollout_pol.new_tables()
+        self._helpers: list[_RolloutHelper] = []
         self.policy_features, self.value_features = policy_features, value_features
         self.tree = T.Tree(config.tree_capacity)
         self._rng = np.random.default_rng(seed)
         self._pool = None
         self.eval_time = 0.0
         self.evaluations = 0
-        from engine.playout import seed as _seed
-        _seed(int(self._rng.integers(2**31)))
+        playout_seed(int(self._rng.integers(2**31)))
 
     @property
     def name(self) -> str:
@@ -348,9 +401,12 @@ class NetworkSearch:
                 z = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
                 T.backup(t.ti, t.tf, p, length, z, True, z, True, cfg.n_vl)
                 continue
-            if leaf in seen:  # collision within the batch: undo and let the others go
+            if leaf in seen and cfg.mode == "zero":
+                # the same leaf twice in a batch would get the same network answer twice: undo
                 T.add_virtual_loss(t.ti, p, length, -cfg.n_vl)
                 continue
+            # AlphaGo keeps it: every visit to a leaf not yet expanded is a rollout of its own
+            # (the value net answers once, from the evaluator's cache)
             seen.add(leaf)
             j = len(leaves)
             sts[j], metas[j] = st, meta
@@ -376,9 +432,7 @@ class NetworkSearch:
             worker.start()
         z = None
         if use_rollouts:
-            roll_sts, roll_metas = sts[:m].copy(), metas[:m].copy()
-            z = rollouts(roll_sts, roll_metas, m, game.komi, max_moves, self._own_acc,
-                         self._rollout_tab, self.rollout is not None)
+            z = self._rollouts(sts[:m].copy(), metas[:m].copy(), m, game.komi, max_moves)
             self._own_n += m
         if worker is not None:
             worker.join()
@@ -396,6 +450,35 @@ class NetworkSearch:
             T.backup(t.ti, t.tf, p, len(p), zb, z is not None, v_black, values is not None,
                      cfg.n_vl)
         return want
+
+    def _rollouts(self, sts, metas, m, komi, max_moves) -> np.ndarray:
+        """z (black's view) for the m leaf boards; the first share runs here, the others on the
+        helper threads (each with its own pattern cache and ownership sums)."""
+        k = max(1, min(self.config.rollout_threads, m))
+        while len(self._helpers) < k - 1:
+            self._helpers.append(_RolloutHelper(self._rollout_pol.new_tables(),
+                                                int(self._rng.integers(2**31))))
+        bounds = np.linspace(0, m, k + 1).astype(int)
+        use_policy = self.rollout is not None
+        for h, (lo, hi) in zip(self._helpers, zip(bounds[1:-1], bounds[2:])):
+            h.submit(sts[lo:hi], metas[lo:hi], hi - lo, komi, max_moves, self._own_acc.shape[0],
+                     use_policy)
+        z = np.empty(m, dtype=np.float64)
+        z[:bounds[1]] = rollouts(sts[:bounds[1]], metas[:bounds[1]], bounds[1], komi, max_moves,
+                                 self._own_acc, self._rollout_tab, use_policy)
+        for h, (lo, hi) in zip(self._helpers, zip(bounds[1:-1], bounds[2:])):
+            z[lo:hi], own = h.result()
+            self._own_acc += own
+        return z
+
+    def close(self) -> None:
+        """Stop the rollout helper threads (they are daemons: a process may also just exit)."""
+        for h in self._helpers:
+            h.close()
+        self._helpers = []
+
+    def __del__(self):
+        self.close()  # a search dropped without close() does not leave its helpers waiting
 
     def _result(self, game, color, ran, elapsed, lam) -> SearchResult:
         own = None
