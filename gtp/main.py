@@ -58,7 +58,7 @@ def _finite(ctx, param, value):
 @click.option("--policy-temperature", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Softmax temperature of the SL policy priors (AlphaGo: 0.67).")
 @click.option("--rollout-threads", type=click.IntRange(min=1), default=None,
-              help="AlphaGo search: threads sharing each batch's rollouts (default 2).")
+              help="AlphaGo search: threads sharing each batch's rollouts (default 1).")
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="Think on the opponent's time (stops at once on any input; keeps the tree).")
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
