@@ -8,8 +8,11 @@
 The file has input `planes` float32[B, C, N, N] with dynamic B, and dynamic N as well when the net
 is fully convolutional (one file runs on 9, 13 and 19); outputs are named as in `models.metadata`. The
 contract goes into `metadata_props` (see `models.metadata` for the keys). Before the file appears at
-`path`, onnxruntime must reproduce torch's outputs within `atol` on random inputs of sizes 9 and 19
-(only `board_size` for a fixed-size net); otherwise `ExportError` and nothing is written.
+`path`, onnxruntime must reproduce torch's outputs within `atol` on sizes 9 and 19 (only
+`board_size` for a fixed-size net); otherwise `ExportError` and nothing is written. The inputs are
+the planes of real positions (random games at several move numbers, engine.features), what the
+engine will feed it: random 0/1 planes, which no position has, drive a trained net's logits to
+magnitudes where float32 rounding alone exceeds 1e-4.
 
 Export uses the TorchScript-based exporter (`dynamo=False`): it handles the dynamic H/W of
 `PositionBias` and needs no onnxscript, which is not installed here.
@@ -66,7 +69,8 @@ def export_onnx(model: nn.Module, kind: str, path: str | os.PathLike, metadata: 
         onnx.helper.set_model_props(proto, props)
         onnx.checker.check_model(proto)
         onnx.save(proto, tmp)
-        _check_parity(model, tmp, int(props["planes"]), (size,) if fixed else PARITY_SIZES, atol)
+        _check_parity(model, tmp, int(props["planes"]), props["feature_set"],
+                      (size,) if fixed else PARITY_SIZES, atol)
         os.replace(tmp, path)
     finally:
         model.train(was_training)
@@ -125,14 +129,36 @@ def run_torch(model: nn.Module, planes: np.ndarray) -> list[np.ndarray]:
     return [t.numpy() for t in (out if isinstance(out, tuple) else (out,))]
 
 
-def _check_parity(model: nn.Module, path: str, planes: int, sizes: tuple[int, ...],
-                  atol: float) -> None:
+def parity_inputs(feature_set: str, planes: int, n: int, rng) -> np.ndarray:
+    """float32[4, planes, n, n]: the planes of positions after 0, n*n/8, n*n/4 and n*n/2 random
+    legal moves (own eyes left alone), or random 0/1 planes for a plane count that is not
+    `feature_set`'s (a test net)."""
+    from engine.board import is_eye
+    from engine.features import FEATURE_SETS, extract
+    from engine.game import Game
+    if feature_set not in FEATURE_SETS or PLANES.get(feature_set) != planes:
+        return rng.integers(0, 2, (4, planes, n, n)).astype(np.float32)
+    out = []
+    for moves in (0, n * n // 8, n * n // 4, n * n // 2):
+        g = Game(n)
+        for _ in range(moves):
+            c = g.to_play
+            legal = [m for m in g.legal_moves(c) if not is_eye(g.st, g.meta, m, c)]
+            if not legal:
+                break
+            g.play(c, legal[int(rng.integers(len(legal)))])
+        out.append(extract(g, feature_set))
+    return np.stack(out).astype(np.float32)
+
+
+def _check_parity(model: nn.Module, path: str, planes: int, feature_set: str,
+                  sizes: tuple[int, ...], atol: float) -> None:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     session = ort.InferenceSession(path, opts, providers=["CPUExecutionProvider"])
     rng = np.random.default_rng(0)
     for n in sizes:
-        x = rng.integers(0, 2, (3, planes, n, n)).astype(np.float32)
+        x = parity_inputs(feature_set, planes, n, rng)
         got = session.run(None, {INPUT_NAME: x})
         for name, w, g in zip(session.get_outputs(), run_torch(model, x), got):
             if w.shape != g.shape:
