@@ -79,8 +79,8 @@ def _finite(ctx, param, value):
 @click.option("-v", "--verbose", is_flag=True, help="Log every command and response on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Log only warnings and errors on stderr.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, ponder, lag_margin, model_dir, playouts, time_per_move, threads, resign_threshold, seed, name,
-        log_file, verbose, quiet):
+        rollout_threads, ponder, lag_margin, model_dir, playouts, time_per_move, threads,
+        resign_threshold, seed, name, log_file, verbose, quiet):
     """Play Go over GTP on stdin/stdout."""
     if verbose and quiet:
         raise click.UsageError("--verbose and --quiet exclude each other")

@@ -68,17 +68,18 @@ class OnnxEvaluator:
         batch, n = self._check(planes, legal_mask, keys)
         priors = np.empty((batch, n * n + 1), dtype=np.float32)
         values = np.empty(batch, dtype=np.float32)
-        todo, same_as = [], {}      # same_as: row -> an earlier row of this batch with its key
+        caching = keys is not None and self.cache_size > 0
+        todo, same_as = [], {}      # same_as: row -> the earlier row of this batch with its key
         first_row: dict = {}
         with self._lock:
             for i in range(batch):
-                if keys is not None and self.cache_size > 0 and keys[i] in first_row:
+                if caching and keys[i] in first_row:
                     same_as[i] = first_row[keys[i]]
                     continue
-                hit = self._cache_get(keys[i]) if keys is not None else None
+                hit = self._cache_get(keys[i]) if caching else None
                 if hit is None:
                     todo.append(i)
-                    if keys is not None and self.cache_size > 0:
+                    if caching:
                         first_row[keys[i]] = i
                 else:
                     priors[i], values[i] = hit

@@ -108,6 +108,15 @@ def gogui_ownership(s: Session, args, call) -> str:
     return "\n" + "\n".join(rows)
 
 
+def _all_params(s: Session) -> dict:
+    """Every parameter, once the player is loaded; the server's own if loading failed."""
+    try:
+        s.wait_ready("player")
+    except GtpError:
+        pass
+    return moves.params(s)
+
+
 def _param_line(key: str, value) -> str:
     if isinstance(value, bool):
         return f"[bool] {key} {int(value)}"
@@ -117,11 +126,7 @@ def _param_line(key: str, value) -> str:
 @command("goengine-set_param", args=(0, 2), needs=None, usage="goengine-set_param [NAME VALUE]")
 def goengine_set_param(s: Session, args) -> str:
     if not args:
-        try:
-            s.wait_ready("player")
-        except GtpError:
-            pass        # list what there is: the server's own parameters
-        return "\n".join(_param_line(k, v) for k, v in sorted(moves.params(s).items()))
+        return "\n".join(_param_line(k, v) for k, v in sorted(_all_params(s).items()))
     if len(args) != 2:
         raise GtpError("wrong number of arguments: usage goengine-set_param [NAME VALUE]")
     moves.set_param(s, args[0], args[1])
@@ -136,11 +141,7 @@ def kata_set_param(s: Session, args) -> str:
 
 @command("kata-list-params", needs=None)
 def kata_list_params(s: Session, args) -> str:
-    try:
-        s.wait_ready("player")
-    except GtpError:
-        pass
-    return " ".join(sorted(moves.params(s)))
+    return " ".join(sorted(_all_params(s)))
 
 
 @command("kata-get-param", args=1, needs=None, usage="kata-get-param NAME")
