@@ -45,7 +45,8 @@ def _parse(kind, value: str):
 
 # Parameters settable at run time (GTP goengine-set_param / kata-set-param).
 TUNABLE = {
-    "playouts": int, "resign_threshold": float, "resign_consecutive": int,
+    "playouts": lambda v: None if str(v).strip().lower() == "none" else int(v),  # none: by time
+    "resign_threshold": float, "resign_consecutive": int,
     "resign_min_move": float, "allow_resign": lambda v: _parse(bool, v),
     "status_playouts": int,
 }

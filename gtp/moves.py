@@ -142,7 +142,23 @@ def game_over(s: Session) -> None:
         s.player.new_game()
 
 
+# Other names clients use for our parameters: KataGo's (kata-set-param is written for them) and
+# the command line's --lambda.
+PARAM_ALIASES = {
+    "maxVisits": "playouts",
+    "maxPlayouts": "playouts",
+    "maxTime": "fixed_time_per_move",
+    "cpuctExploration": "c_puct",
+    "lambda": "lam",
+}
+
+
+def param_name(name: str) -> str:
+    return PARAM_ALIASES.get(name, name)
+
+
 def set_param(s: Session, name: str, value: str) -> None:
+    name = param_name(name)
     if name in s.params:
         old = s.params[name]
         try:

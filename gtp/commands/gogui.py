@@ -8,7 +8,8 @@
     goengine-set_param      param: `[type] key value` lines, or `goengine-set_param KEY VALUE`
     goengine-get_param KEY  one value
     kata-set-param KEY VALUE, kata-get-param KEY, kata-list-params
-                            the same parameters under KataGo's names, for tools written for it
+                            the same parameters for tools written for KataGo; its names maxVisits,
+                            maxPlayouts, maxTime and cpuctExploration are understood too
 
 The search behind the three analysis commands runs for the `gogui_search_seconds` parameter, or
 until any input line (GoGui's `# interrupt`).
@@ -151,11 +152,12 @@ def kata_get_param(s: Session, args) -> str:
 
 @command("goengine-get_param", args=1, needs=None, usage="goengine-get_param NAME")
 def goengine_get_param(s: Session, args) -> str:
+    name = moves.param_name(args[0])
     values = moves.params(s)
-    if args[0] not in values and not s.is_ready("player"):
+    if name not in values and not s.is_ready("player"):
         s.wait_ready("player")
         values = moves.params(s)
-    if args[0] not in values:
+    if name not in values:
         raise GtpError(f"unknown parameter {quote(args[0])}")
-    value = values[args[0]]
+    value = values[name]
     return str(int(value) if isinstance(value, bool) else ("none" if value is None else value))
