@@ -19,7 +19,8 @@ from engine.timecontrol import Clock, Stopwatch, TimeConfig, TimeManager
 
 @dataclass(frozen=True)
 class PlayerConfig:
-    playouts: int | None = None        # simulations per move; None = by time only
+    playouts: int | None = None        # new simulations per move (Leela Zero's -p); None = by time
+    visits: int | None = None          # root visits per move, counting the reused tree's (-v)
     resign_threshold: float = 0.10     # AlphaGo resigned below 10% estimated win probability
     resign_consecutive: int = 3        # ... on this many of our moves in a row
     resign_min_move: float = 0.25      # ... and not before this fraction of the board's points
@@ -43,9 +44,14 @@ def _parse(kind, value: str):
     return kind(value)
 
 
+def _optional_int(value: str) -> int | None:
+    """A count limit; 'none' lifts it (the move is then limited by time)."""
+    return None if str(value).strip().lower() == "none" else int(value)
+
+
 # Parameters settable at run time (GTP goengine-set_param / kata-set-param).
 TUNABLE = {
-    "playouts": lambda v: None if str(v).strip().lower() == "none" else int(v),  # none: by time
+    "playouts": _optional_int, "visits": _optional_int,
     "resign_threshold": float, "resign_consecutive": int,
     "resign_min_move": float, "allow_resign": lambda v: _parse(bool, v),
     "status_playouts": int,
@@ -98,11 +104,12 @@ class Player:
         budget, hard = self.time.limits(clock, color, game.move_number, game.size)
         watch = Stopwatch()
         watch.start()
-        if self.config.playouts is not None:
-            # visit-limited, but a clock still caps the time
+        if self.config.playouts is not None or self.config.visits is not None:
+            # count-limited, but a clock still caps the time
             seconds = hard if clock is not None and clock.system != "none" else None
             res = self.search.search(game, color, playouts=self.config.playouts, seconds=seconds,
-                                     stop=stop, report=report, report_interval=report_interval)
+                                     stop=stop, report=report, report_interval=report_interval,
+                                     visits=self.config.visits)
         else:
             res = self.search.search(game, color, seconds=budget, stop=stop, report=report,
                                      report_interval=report_interval)
@@ -237,13 +244,8 @@ class Player:
         """float[N, N], +1 black, -1 white, row 0 at the top."""
         with self._lock:
             n = playouts or self.config.status_playouts
-            res = self.search.search(game, game.to_play, playouts=n + self._root_visits())
+            res = self.search.search(game, game.to_play, playouts=n)
             return res.ownership_black
-
-    def _root_visits(self) -> int:
-        from engine.search.tree import I_N
-        tree = getattr(self.search, "tree", None)
-        return int(tree.ti[I_N, tree.root]) if tree is not None else 0
 
     def _strings(self, game):
         """Map string head -> list of Locs."""

@@ -103,6 +103,8 @@ def load_player(s: Session) -> None:
     pcfg = {}
     if cfg.playouts is not None:
         pcfg["playouts"] = cfg.playouts
+    if cfg.visits is not None:
+        pcfg["visits"] = cfg.visits
     if cfg.resign_threshold is not None:
         pcfg["resign_threshold"] = cfg.resign_threshold
         pcfg["allow_resign"] = cfg.resign_threshold > 0

@@ -66,7 +66,10 @@ def _finite(ctx, param, value):
 @click.option("--model-dir", type=click.Path(exists=True, file_okay=False, dir_okay=True),
               default=None, help="Directory of the ONNX models (alphago, zero, policy).")
 @click.option("--playouts", type=click.IntRange(min=1), default=None,
-              help="Simulations per move (default: by time).")
+              help="New simulations per move (Leela Zero's -p; default: by time).")
+@click.option("--visits", type=click.IntRange(min=1), default=None,
+              help="Root visits per move, counting those kept from the previous move's tree "
+                   "(Leela Zero's -v, KataGo's maxVisits; default: by time).")
 @click.option("--time-per-move", type=click.FloatRange(min=0, min_open=True), default=None,
               callback=_finite, help="Seconds per move, within what the clock allows.")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="Search threads.")
@@ -79,7 +82,7 @@ def _finite(ctx, param, value):
 @click.option("-v", "--verbose", is_flag=True, help="Log every command and response on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Log only warnings and errors on stderr.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, ponder, lag_margin, model_dir, playouts, time_per_move, threads,
+        rollout_threads, ponder, lag_margin, model_dir, playouts, visits, time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet):
     """Play Go over GTP on stdin/stdout."""
     if verbose and quiet:
@@ -87,7 +90,8 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
     if not name.strip() or any(ch in name for ch in "\r\n#"):
         raise click.BadParameter("must be one line of text without '#'", param_hint="--name")
     config = EngineConfig(size=size, komi=komi, rules=rules.lower(), search=search.lower(),
-                          model_dir=model_dir, playouts=playouts, time_per_move=time_per_move,
+                          model_dir=model_dir, playouts=playouts, visits=visits,
+                          time_per_move=time_per_move,
                           threads=threads, resign_threshold=resign_threshold, seed=seed,
                           name=name.strip(), rollout=rollout.lower(), lam=lam, c_puct=c_puct,
                           n_thr=n_thr, batch_size=batch_size,

@@ -145,7 +145,7 @@ def game_over(s: Session) -> None:
 # Other names clients use for our parameters: KataGo's (kata-set-param is written for them) and
 # the command line's --lambda.
 PARAM_ALIASES = {
-    "maxVisits": "playouts",
+    "maxVisits": "visits",
     "maxPlayouts": "playouts",
     "maxTime": "fixed_time_per_move",
     "cpuctExploration": "c_puct",

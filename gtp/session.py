@@ -39,7 +39,8 @@ class EngineConfig:
     rules: str = "chinese"            # a name of engine.rules.NAMED_RULES
     search: str = "heuristic"         # heuristic | alphago | zero | policy
     model_dir: str | None = None      # where the ONNX files are (None: the bundled ones)
-    playouts: int | None = None       # playouts per move (None: the player's default)
+    playouts: int | None = None       # new simulations per move (None: the player's default)
+    visits: int | None = None         # root visits per move, reused tree included
     time_per_move: float | None = None  # seconds per move when no clock is set
     threads: int | None = None        # search threads
     resign_threshold: float | None = None  # resign below this winrate (0 disables)

@@ -71,10 +71,25 @@ def test_stdin_eof_answers_what_was_sent_then_exits():
     assert out.startswith("=1\n\n=2 ") and out.endswith("\n\n=3 goengine\n\n"), out
 
 
+def test_visits_from_the_command_line_limit_the_move():
+    """--visits reaches the player: the answer's root visits are what was asked for."""
+    proc = subprocess.run([sys.executable, "-m", "gtp.main", "-q", "--search", "heuristic",
+                           "--visits", "77"],
+                          input=b"1 boardsize 9\n2 kata-get-param visits\n3 genmove b\n"
+                                b"4 kata-get-param maxVisits\n", capture_output=True,
+                          cwd=ROOT, timeout=120)
+    out = proc.stdout.decode()
+    assert proc.returncode == 0
+    assert "=2 77\n" in out and "=4 77\n" in out, out
+    assert "Visits 77 " in proc.stderr.decode() or "visits 77" in proc.stderr.decode().lower(), \
+        proc.stderr.decode()[-500:]
+
+
 def test_unknown_and_invalid_command_line_arguments_fail_clearly():
     for args, words in ((["--bogus"], "no such option"), (["--size", "1"], "--size"),
                         (["--size", "x"], "--size"), (["--search", "magic"], "--search"),
-                        (["--playouts", "0"], "--playouts"), (["--komi", "nan"], "--komi"),
+                        (["--playouts", "0"], "--playouts"), (["--visits", "-3"], "--visits"),
+                        (["--komi", "nan"], "--komi"),
                         (["--resign-threshold", "1.5"], "--resign-threshold"), (["extra"], "unexpected"),
                         (["--model-dir", "/no/such/dir"], "--model-dir"),
                         (["--time-per-move", "0"], "--time-per-move")):

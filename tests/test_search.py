@@ -98,8 +98,35 @@ def test_tree_reuse_keeps_opponent_reply_subtree():
     wmove, kept = int(t.ti[T.I_MOVE, reply]), int(t.ti[T.I_N, reply])
     g.play(BLACK, bmove)
     g.play(WHITE, wmove)
-    s.search(g, BLACK, playouts=1)  # reuses: the root already has `kept` visits
+    s.search(g, BLACK, visits=1)  # reuses: the root already has `kept` visits, so none run
     assert int(s.tree.ti[T.I_N, s.tree.root]) >= kept > 0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: MctsSearch(seed=4),
+    lambda: NetworkSearch(NetSearchConfig(mode="zero", batch_size=8), policy=UniformEvaluator(),
+                          seed=4),
+], ids=["heuristic", "zero"])
+def test_playouts_count_new_simulations_and_visits_count_the_reused_tree(make):
+    """Leela Zero's -p and -v: after the opponent's reply, `playouts` runs that many new
+    simulations on top of the kept subtree, `visits` only tops the root up to that many."""
+    g = Game(7)
+    s = make()
+    res = s.search(g, BLACK, playouts=400)
+    assert res.simulations == 400
+    best = max(s.tree.children(s.tree.root), key=lambda c: s.tree.ti[T.I_N, c])
+    reply = max(s.tree.children(best), key=lambda c: s.tree.ti[T.I_N, c])
+    g.play(BLACK, int(s.tree.ti[T.I_MOVE, best]))
+    g.play(WHITE, int(s.tree.ti[T.I_MOVE, reply]))
+    kept = int(s.tree.ti[T.I_N, reply])
+    assert kept > 0
+    res = s.search(g, BLACK, playouts=40)
+    assert res.simulations == 40 and res.root_visits >= kept + 40 - 1
+    before = res.root_visits
+    res = s.search(g, BLACK, visits=before + 24)
+    assert res.simulations == 24 and res.root_visits == before + 24
+    res = s.search(g, BLACK, visits=before)       # already there: nothing runs
+    assert res.simulations == 0
 
 
 def _black_owns_left(size=7):

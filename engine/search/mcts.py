@@ -18,6 +18,7 @@ from engine import board as B
 from engine.playout import playout
 from engine.rollout.policy import RolloutPolicy, policy_playout
 from engine.search import tree as T
+from engine.search.limits import simulations_left
 from engine.search.priors import heuristic_priors
 from engine.search.result import MoveStat, SearchResult, summarize_root
 
@@ -129,9 +130,11 @@ class MctsSearch:
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, game, color, playouts: int | None = None, seconds: float | None = None,
-               stop=None, report=None, report_interval: float = 1.0) -> SearchResult:
-        """Search the position of `game` with `color` to play until `playouts` simulations
-        (counting those kept from the reused tree) or `seconds` or `stop` is set."""
+               stop=None, report=None, report_interval: float = 1.0,
+               visits: int | None = None) -> SearchResult:
+        """Search the position of `game` with `color` to play until `playouts` new simulations,
+        or `visits` at the root counting those kept from the reused tree (Leela Zero's -p and
+        -v), or `seconds`, or `stop` is set."""
         cfg = self.config
         self.tree.prepare_root(game, color)
         st, meta = game.st.copy(), game.meta.copy()
@@ -153,16 +156,14 @@ class MctsSearch:
         ran = 0
         root = t.root
         while True:
-            n_root = int(t.ti[T.I_N, root])
-            if playouts is not None and n_root >= playouts:
+            left = simulations_left(int(t.ti[T.I_N, root]), ran, playouts, visits)
+            if left <= 0:
                 break
             if seconds is not None and time.monotonic() - start >= seconds:
                 break
             if stop is not None and stop.is_set():
                 break
-            count = cfg.chunk
-            if playouts is not None:
-                count = max(1, min(count, playouts - n_root))
+            count = min(cfg.chunk, left)
             ran += simulate(t.ti, t.tf, t.tm, st, meta, count, game.komi, cfg.c_puct, cfg.fpu,
                             cfg.rave_k, cfg.expand_threshold, max_moves, own_acc, path, amaf,
                             moves_buf, priors_buf, self._rollout_tab, self.rollout is not None)

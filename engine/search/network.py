@@ -34,6 +34,7 @@ from engine.coords import PASS, loc_to_pos
 from engine.playout import playout, seed as playout_seed
 from engine.rollout.policy import RolloutPolicy, policy_playout
 from engine.search import tree as T
+from engine.search.limits import simulations_left
 from engine.search.priors import heuristic_priors
 from engine.search.result import SearchResult, summarize_root
 
@@ -317,7 +318,10 @@ class NetworkSearch:
 
     # ---- the search loop ------------------------------------------------------------------------
     def search(self, game, color, playouts: int | None = None, seconds: float | None = None,
-               stop=None, report=None, report_interval: float = 1.0) -> SearchResult:
+               stop=None, report=None, report_interval: float = 1.0,
+               visits: int | None = None) -> SearchResult:
+        """Search until `playouts` new simulations, or `visits` at the root counting those kept
+        from the reused tree (Leela Zero's -p and -v), or `seconds`, or `stop` is set."""
         cfg = self.config
         self.tree.prepare_root(game, color)
         t = self.tree
@@ -348,14 +352,14 @@ class NetworkSearch:
         ran = 0
         bs = cfg.batch_size
         while True:
-            n_root = int(t.ti[T.I_N, t.root])
-            if playouts is not None and n_root >= playouts:
+            left = simulations_left(int(t.ti[T.I_N, t.root]), ran, playouts, visits)
+            if left <= 0:
                 break
             if seconds is not None and time.monotonic() - start >= seconds:
                 break
             if stop is not None and stop.is_set():
                 break
-            want = bs if playouts is None else max(1, min(bs, playouts - n_root))
+            want = min(bs, left)
             ran += self._batch(game, want, st0, meta0, root_hist, hist_len, path, moves_buf,
                                priors_buf, lam, use_rollouts, use_value, max_moves)
             now = time.monotonic()
@@ -505,7 +509,7 @@ class PolicyPlayer:
         self.config = None
 
     def search(self, game, color, playouts=None, seconds=None, stop=None, report=None,
-               report_interval=1.0) -> SearchResult:
+               report_interval=1.0, visits=None) -> SearchResult:
         from engine.features import extract
         from engine.search.result import MoveStat
         t0 = time.monotonic()
