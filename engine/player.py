@@ -30,6 +30,7 @@ class PlayerConfig:
     dead_threshold: float = 0.5        # a string is dead if its mean ownership is this far the other way
     seki_threshold: float = 0.2        # strings with |mean ownership| below this are in seki
     min_playouts: int = 50             # never answer with fewer simulations than this (time allowing)
+    judge_playouts: int = 1000         # simulations judging the dead stones before a pass
 
 
 def _parse(kind, value: str):
@@ -60,8 +61,11 @@ TUNABLE = {
 
 class Player:
     def __init__(self, search, config: PlayerConfig | None = None,
-                 time_config: TimeConfig | None = None):
+                 time_config: TimeConfig | None = None, ownership_judge=None):
         self.search = search
+        # (game, playouts) -> ownership float[N, N] judging the dead stones that decide whether
+        # passing now wins; None: our own search judges (searches without ownership: as stands)
+        self.ownership_judge = ownership_judge
         self.config = config or PlayerConfig()
         self.time = TimeManager(time_config)
         self.last_result: SearchResult | None = None
@@ -141,16 +145,17 @@ class Player:
             return PASS
         best = moves[0]
         opponent_passed = bool(game.history) and game.history[-1] == (3 - color, PASS)
-        tt_win = self._tromp_taylor_margin(game, color) > 0
-        if opponent_passed and tt_win and not cleanup:
-            return PASS  # the game ends now, won by the rules as they stand
+        # only asked when passing is on the table (the judge may run a search of its own)
+        wins = (opponent_passed or best.move == PASS) and self._wins_if_ended(game, color, res)
+        if opponent_passed and wins and not cleanup:
+            return PASS  # the game ends now, and it is won
         if best.move == PASS:
             settled = self._settled(game, res)
             if cleanup:
                 target = self._cleanup_move(game, color, res)
                 if target is not None:
                     return target
-            if (settled and tt_win) or (opponent_passed and tt_win):
+            if (settled or opponent_passed) and wins:
                 return PASS
             if not opponent_passed and settled:
                 return PASS  # nothing left to play; passing does not end the game
@@ -161,9 +166,30 @@ class Player:
             return PASS
         return best.move
 
-    def _tromp_taylor_margin(self, game, color) -> float:
-        score = game.area_score()
-        return score if color == BLACK else -score
+    def _wins_if_ended(self, game, color, res: SearchResult) -> bool:
+        """Whether the game, ended by our pass now, is won as it will be scored: after removing
+        the dead stones (a player's stones inside the other's area are taken off by agreement, or
+        by a referee, on KGS, OGS and in engine-match). Under area scoring the board as it stands
+        (Tromp-Taylor) must be won too: capturing dead stones first costs nothing there, and it
+        does not depend on our judgement of them."""
+        sign = 1.0 if color == BLACK else -1.0
+        tt = sign * game.area_score()
+        own = self._final_ownership(game, color)
+        if own is None:  # nothing to judge dead stones by: the board as it stands
+            return tt > 0
+        final = sign * game.score(self._dead_strings(game, own))
+        return final > 0 and (tt > 0 or game.rules.scoring == "territory")
+
+    def _final_ownership(self, game, color):
+        """Ownership of the position our pass would end the game in, searched as play would go on
+        (as final_status_list judges it at the count). Not the move's own search: there our pass
+        ended the game at once and counted every stone as it stands."""
+        final = game.copy()
+        final.play(color, PASS)
+        n = self.config.judge_playouts
+        if self.ownership_judge is not None:
+            return self.ownership_judge(final, n)
+        return self.search.search(final, final.to_play, playouts=n).ownership_black
 
     def _settled(self, game, res: SearchResult) -> bool:
         """Every point has a clear owner in the search's ownership and it agrees with the board

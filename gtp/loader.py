@@ -97,6 +97,7 @@ def load_game(s: Session) -> None:
 
 def load_player(s: Session) -> None:
     from engine.player import Player, PlayerConfig
+    from engine.search.mcts import MctsSearch
     from engine.timecontrol import TimeConfig
     cfg = s.config
     search = _build_search(s)
@@ -114,6 +115,12 @@ def load_player(s: Session) -> None:
     if cfg.lag_margin is not None:
         tcfg["lag_margin"] = cfg.lag_margin
     player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
+    if not isinstance(search, MctsSearch):
+        # the network searches judge dead stones before passing with the heuristic MCTS, as
+        # final_status_list does (a separate Player with its own lock); the heuristic one's own
+        # search is that judge already
+        from gtp.moves import status_player
+        player.ownership_judge = lambda game, n: status_player(s).ownership(game, playouts=n)
     sizes = s.model_sizes
     _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
     s.player = player

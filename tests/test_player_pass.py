@@ -1,0 +1,87 @@
+"""The Player's pass after the opponent's pass: the game ends, and is scored with the dead stones
+taken off (as by agreement or a referee on KGS, OGS and in engine-match), not as the board stands."""
+from __future__ import annotations
+
+import pytest
+
+from engine.board import BLACK, WHITE
+from engine.coords import PASS, parse_gtp
+from engine.evaluator import UniformEvaluator
+from engine.game import Game
+from engine.player import Player, PlayerConfig
+from engine.rules import Rules
+from engine.search.mcts import MctsSearch
+from engine.search.network import PolicyPlayer
+
+
+def _walls(komi: float, extra: tuple[tuple[int, str], ...] = ()) -> Game:
+    """5x5: black wall on column C (15 points), white wall on D (10 points)."""
+    g = Game(5, Rules(komi=komi))
+    for r in range(1, 6):
+        g.play(BLACK, parse_gtp(f"C{r}", 5))
+        g.play(WHITE, parse_gtp(f"D{r}", 5))
+    for colour, v in extra:
+        g.play(colour, parse_gtp(v, 5))
+    return g
+
+
+def _heuristic_player() -> Player:
+    return Player(MctsSearch(seed=3), PlayerConfig(playouts=3000, allow_resign=False))
+
+
+def _policy_alone(judge=None) -> Player:
+    return Player(PolicyPlayer(UniformEvaluator(), seed=3), PlayerConfig(allow_resign=False),
+                  ownership_judge=judge)
+
+
+def _black_stone_dead_in_whites_area_then_white_passes(komi: float) -> Game:
+    """A black stone on E3 inside white's area: the board as it stands counts it (and makes E1,
+    E2, E4, E5 neutral), the game's count takes it off."""
+    g = _walls(komi, ((BLACK, "E3"),))
+    g.play(WHITE, PASS)
+    return g
+
+
+def test_does_not_pass_into_a_loss_hidden_by_its_own_dead_stone():
+    # komi 6.5: as it stands B+4.5 (16 - 5), counted with E3 dead W+1.5 (15 - 10)
+    g = _black_stone_dead_in_whites_area_then_white_passes(6.5)
+    assert g.area_score() > 0 and g.area_score([parse_gtp("E3", 5)]) < 0
+    assert _heuristic_player().genmove(g, BLACK) != PASS
+
+
+def test_passes_when_the_counted_game_is_won():
+    # komi 0.5: won either way (B+10.5 as it stands, B+4.5 counted), so the pass ends it
+    g = _black_stone_dead_in_whites_area_then_white_passes(0.5)
+    assert _heuristic_player().genmove(g, BLACK) == PASS
+
+
+def test_search_without_ownership_asks_the_judge():
+    g = _black_stone_dead_in_whites_area_then_white_passes(6.5)
+    judge = _heuristic_player()
+    asked = []
+
+    def ownership(game, n):
+        asked.append(n)
+        return judge.ownership(game, playouts=n)
+
+    player = _policy_alone(ownership)
+    assert player.genmove(g, BLACK) != PASS
+    assert asked == [player.config.judge_playouts]
+
+
+def test_search_without_ownership_and_no_judge_counts_the_board_as_it_stands():
+    """The policy alone has nothing to judge dead stones by: it goes by the board as it stands."""
+    g = _black_stone_dead_in_whites_area_then_white_passes(6.5)
+    assert _policy_alone().genmove(g, BLACK) == PASS
+
+
+@pytest.mark.parametrize("komi, expect_pass", [(6.5, False), (0.5, True)])
+def test_territory_rules_count_the_dead_stone_as_a_prisoner(komi, expect_pass):
+    """Japanese count: black 10 territory (A, B columns), white 4 territory + 1 prisoner."""
+    g = Game(5, Rules(komi=komi, scoring="territory", superko="situational"))
+    for r in range(1, 6):
+        g.play(BLACK, parse_gtp(f"C{r}", 5))
+        g.play(WHITE, parse_gtp(f"D{r}", 5))
+    g.play(BLACK, parse_gtp("E3", 5))
+    g.play(WHITE, PASS)
+    assert (_heuristic_player().genmove(g, BLACK) == PASS) is expect_pass
