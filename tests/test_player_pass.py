@@ -9,9 +9,11 @@ from engine.coords import PASS, parse_gtp
 from engine.evaluator import UniformEvaluator
 from engine.game import Game
 from engine.player import Player, PlayerConfig
+from engine.replay import replay
 from engine.rules import Rules
 from engine.search.mcts import MctsSearch
 from engine.search.network import PolicyPlayer
+from sgf_tools.reader import read_sgf
 
 
 def _walls(komi: float, extra: tuple[tuple[int, str], ...] = ()) -> Game:
@@ -85,3 +87,18 @@ def test_territory_rules_count_the_dead_stone_as_a_prisoner(komi, expect_pass):
     g.play(BLACK, parse_gtp("E3", 5))
     g.play(WHITE, PASS)
     assert (_heuristic_player().genmove(g, BLACK) == PASS) is expect_pass
+
+
+# A real position (engine-match, session 4, game 2 of the policy alone on 9x9): GNU Go (black)
+# passed at move 31 with white's F4 dead inside black's lower side. As it stands white wins (F4
+# makes the lower side neutral); counted, black wins by 8. The old rule passed here and lost B+8;
+# playing on, the same player later won this game W+21.
+OPEN_LOSS_SGF = (b"(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese];B[ee];W[dc];B[cd];W[cc];B[dd];W[ec];B[gf]"
+                 b";W[gd];B[df];W[hf];B[he];W[ge];B[hg];W[ff];B[gg];W[hd];B[fe];W[ie];B[bc]"
+                 b";W[bb];B[bd];W[ab];B[ig];W[if];B[fd];W[fc];B[ac];W[ca];B[ed];W[gb];B[])")
+
+
+def test_real_game_counted_loss_behind_a_tromp_taylor_win_is_played_on():
+    g = replay(read_sgf(OPEN_LOSS_SGF))
+    assert g.area_score() < 0 and g.area_score([parse_gtp("F4", 9)]) == 8.0  # B+8, komi in
+    assert _heuristic_player().genmove(g, WHITE) != PASS
