@@ -114,13 +114,13 @@ def load_player(s: Session) -> None:
         tcfg["fixed_time_per_move"] = cfg.time_per_move
     if cfg.lag_margin is not None:
         tcfg["lag_margin"] = cfg.lag_margin
-    player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
+    judge = None  # the heuristic MCTS's own search judges dead stones before a pass
     if not isinstance(search, MctsSearch):
-        # the network searches judge dead stones before passing with the heuristic MCTS, as
-        # final_status_list does (a separate Player with its own lock); the heuristic one's own
-        # search is that judge already
+        # the network searches judge them with the heuristic MCTS, as final_status_list does
+        # (a separate Player with its own lock)
         from gtp.moves import status_player
-        player.ownership_judge = lambda game, n: status_player(s).ownership(game, playouts=n)
+        judge = lambda game, n: status_player(s).ownership(game, playouts=n)  # noqa: E731
+    player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg), ownership_judge=judge)
     sizes = s.model_sizes
     _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
     s.player = player

@@ -339,16 +339,12 @@ def test_kata_param_commands(eng):
 
 def test_kata_names_of_our_parameters(eng):
     """KataGo's maxVisits / maxTime / cpuctExploration and the CLI's `lambda` reach the same values."""
-    eng.ok("kata-set-param maxVisits 123")
-    assert eng.ok("goengine-get_param visits") == "123"
-    eng.ok("kata-set-param maxPlayouts 45")
-    assert eng.ok("goengine-get_param playouts") == "45"
-    eng.ok("kata-set-param maxTime 2.5")
-    assert eng.ok("kata-get-param fixed_time_per_move") == "2.5"
-    eng.ok("kata-set-param cpuctExploration 3")
-    assert float(eng.ok("goengine-get_param c_puct")) == 3.0
-    eng.ok("kata-set-param lambda 0.75")
-    assert eng.ok("kata-get-param lam") == "0.75"
+    for alias, ours, value in (("maxVisits", "visits", "123"), ("maxPlayouts", "playouts", "45"),
+                               ("maxTime", "fixed_time_per_move", "2.5"),
+                               ("cpuctExploration", "c_puct", "3.5"), ("lambda", "lam", "0.75")):
+        eng.ok(f"kata-set-param {alias} {value}")
+        assert eng.ok(f"goengine-get_param {ours}") == value, alias
+        assert eng.ok(f"kata-get-param {alias}") == eng.ok(f"kata-get-param {ours}"), alias
     for name, value in (("playouts", "none"), ("visits", "none"), ("fixed_time_per_move", "none"), ("c_puct", "5"),
                         ("lam", "0.5")):
         eng.ok(f"kata-set-param {name} {value}")
