@@ -43,6 +43,9 @@ class TrainConfig:
     train_limit: int | None = None  # load at most this many training positions
     init_from: str | None = None    # start the trunk from another run's checkpoint (e.g. the SL
                                     # policy's for the value net: the same AlphaGo trunk)
+    device: str = "cpu"             # "cpu", "cuda", or "auto" (cuda when torch sees a GPU)
+    loader_workers: int = 0         # processes building minibatches (unpacking, symmetries); a
+                                    # GPU step outruns one CPU core's unpacking many times over
 
 
 def make_optimizer(net, cfg: TrainConfig):
@@ -101,12 +104,27 @@ def init_trunk_from(net, path) -> int:
     return copied
 
 
-def train_step(net, opt, kind, batch) -> tuple[float, float]:
-    planes, move, z = (torch.from_numpy(a) for a in batch)
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("--device cuda: torch sees no GPU (a CPU build of torch, or no driver)")
+    return torch.device(name)
+
+
+def _to_device(batch, device: torch.device):
+    return tuple((a if isinstance(a, torch.Tensor) else torch.from_numpy(a)).to(
+        device, non_blocking=True) for a in batch)
+
+
+def train_step(net, opt, kind, batch, device: torch.device = torch.device("cpu")) -> tuple[float, float]:
+    planes, move, z = _to_device(batch, device)
     # channels-last convolutions are about 15% faster on CPU for these narrow nets
     planes = planes.contiguous(memory_format=torch.channels_last)
     net.train()
-    loss, top1, _ = _loss(net, kind, planes, move, z)
+    # bfloat16 on the GPU: these nets train to the same accuracy and the step is several times faster
+    with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
+        loss, top1, _ = _loss(net, kind, planes, move, z)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
@@ -117,12 +135,14 @@ def train_step(net, opt, kind, batch) -> tuple[float, float]:
 def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int = 256) -> dict:
     """Held-out loss, top-1 and top-5 (policy) or MSE (value), on a fixed prefix, identity symmetry."""
     net.eval()
+    device = next(net.parameters()).device
     n = min(positions, len(data))
     loss_sum = top1 = top5 = mse_sum = 0.0
     for start in range(0, n, batch_size):
         idx = np.arange(start, min(start + batch_size, n))
-        planes, move, z = (torch.from_numpy(a) for a in data.batch(idx, symmetry=0))
+        planes, move, z = _to_device(data.batch(idx, symmetry=0), device)
         out = net(planes)
+        out = tuple(o.float() for o in out) if isinstance(out, tuple) else out.float()
         if kind == "zero":
             out, value = out
             mse_sum += float(F.mse_loss(value, z, reduction="sum"))
@@ -139,6 +159,32 @@ def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int =
         return {"loss": loss_sum / n, "top1": top1 / n, "top5": top5 / n, "mse": mse_sum / n,
                 "positions": n}
     return {"mse": loss_sum / n, "positions": n}
+
+
+class _Minibatches(torch.utils.data.IterableDataset):
+    """Endless minibatches of `data` for a DataLoader's worker processes, each worker on its own
+    random stream (seed, worker id), so `loader_workers` processes unpack and rotate in parallel."""
+
+    def __init__(self, data: SizeMix, batch_size: int, seed: int):
+        self.data, self.batch_size, self.seed = data, batch_size, seed
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.seed, info.id if info else 0])
+        while True:
+            yield self.data.sample(self.batch_size, rng)
+
+
+def minibatches(data: SizeMix, cfg: TrainConfig, rng: np.random.Generator, step: int):
+    """The training minibatches: drawn in this process from `rng` (reproducible, resumable with
+    the checkpointed random state), or by `cfg.loader_workers` processes (seeded by the step)."""
+    if cfg.loader_workers <= 0:
+        while True:
+            yield data.sample(cfg.batch_size, rng)
+    loader = torch.utils.data.DataLoader(
+        _Minibatches(data, cfg.batch_size, cfg.seed * 1_000_003 + step), batch_size=None,
+        num_workers=cfg.loader_workers, pin_memory=torch.cuda.is_available(), prefetch_factor=4)
+    yield from loader
 
 
 def evaluate_sizes(net, kind, held: dict, positions: int) -> dict:
@@ -217,6 +263,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     torch.set_num_threads(cfg.threads)
+    device = resolve_device(cfg.device)
     ckpt_path = run_dir / "checkpoint.pt"
     meta = json.loads((Path(data_dir) / "dataset.json").read_text())
     planes = planes or meta["planes"]
@@ -230,6 +277,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
         f"{sum(len(h) for h in held.values())}")
     if resume and ckpt_path.exists():
         net, ckpt = nets.load_checkpoint(ckpt_path)
+        net = net.to(device)
         opt = make_optimizer(net, cfg)
         opt.load_state_dict(ckpt["optimizer"])
         step, positions = int(ckpt["step"]), int(ckpt["positions"])
@@ -245,6 +293,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
         net = nets.build(cfg.kind, cfg.preset, planes=planes)
         if cfg.init_from:
             log(f"trunk initialised from {cfg.init_from}: {init_trunk_from(net, cfg.init_from)} tensors")
+        net = net.to(device)
         opt = make_optimizer(net, cfg)
         step, positions, best = 0, 0, {}
         rng = np.random.default_rng(cfg.seed)
@@ -256,10 +305,11 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
     bar = tqdm(total=cfg.steps, initial=step, unit="step", dynamic_ncols=True, smoothing=0.05)
     run_loss = run_top1 = 0.0
     k = 0
+    batches = minibatches(train_data, cfg, rng, step)
     while step < cfg.steps:
         for g in opt.param_groups:
             g["lr"] = learning_rate(cfg, step)
-        loss, top1 = train_step(net, opt, cfg.kind, train_data.sample(cfg.batch_size, rng))
+        loss, top1 = train_step(net, opt, cfg.kind, next(batches), device)
         step += 1
         positions += cfg.batch_size
         run_loss += loss

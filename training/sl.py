@@ -97,7 +97,7 @@ def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metr
 
 def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction, positions_per_game,
-         max_games, train_limit, filters, init_from=None):
+         max_games, train_limit, filters, init_from=None, device="cpu", loader_workers=0):
     if not sgf and not (data_dir and (Path(data_dir) / "dataset.json").exists()):
         raise click.UsageError("give at least one --sgf file, directory or archive, or a --data-dir "
                                "that holds a built dataset (engine-train value-data)")
@@ -114,7 +114,8 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
                       optimizer=optimizer, lr=lr, lr_halve_every=lr_halve_every,
                       eval_every=eval_every, eval_positions=eval_positions,
                       checkpoint_every=checkpoint_every, threads=threads,
-                      seed=seed, train_limit=train_limit, init_from=init_from)
+                      seed=seed, train_limit=train_limit, init_from=init_from, device=device,
+                      loader_workers=loader_workers)
     click.echo(f"config {asdict(cfg)}", err=True)
     metrics = train(cfg, data_dir, out, resume=resume, log=lambda m: click.echo(m, err=True))
     path = export_run(out, kind, feature_set, data_meta, metrics)
@@ -154,6 +155,11 @@ def common_options(default_ppg, default_batch, default_steps):
             click.option("--train-limit", default=None, type=int, help="load at most N training positions"),
             click.option("--init-from", default=None, type=click.Path(dir_okay=False, exists=True),
                          help="start the trunk from this checkpoint (e.g. the SL policy's)"),
+            click.option("--device", default="cpu", show_default=True,
+                         help="cpu, cuda (bfloat16 autocast) or auto (cuda when torch sees a GPU)"),
+            click.option("--loader-workers", default=0, show_default=True, type=click.IntRange(0),
+                         help="processes that build minibatches (0: in the training process, "
+                              "reproducible; a GPU needs several to be kept busy)"),
         ]
         for o in reversed(opts):
             f = o(f)
@@ -169,24 +175,26 @@ def common_options(default_ppg, default_batch, default_steps):
                    "trained on the human moves and outcomes")
 def sl_command(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-               positions_per_game, max_games, train_limit, init_from, min_rank, sizes, max_handicap,
-               min_moves, komi_range):
+               positions_per_game, max_games, train_limit, init_from, device, loader_workers, min_rank,
+               sizes, max_handicap, min_moves, komi_range):
     """Train the SL policy network (AlphaGo's 48 planes) on human games."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range,
                            require_winner=net_kind == "zero")
     _run(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-         positions_per_game or None, max_games, train_limit, filters, init_from)
+         positions_per_game or None, max_games, train_limit, filters, init_from, device,
+         loader_workers)
 
 
 @click.command("value")
 @common_options(default_ppg=2, default_batch=32, default_steps=50_000)
 def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-                  positions_per_game, max_games, train_limit, init_from, min_rank, sizes, max_handicap,
-                  min_moves, komi_range):
+                  positions_per_game, max_games, train_limit, init_from, device, loader_workers,
+                  min_rank, sizes, max_handicap, min_moves, komi_range):
     """Train a value network on game outcomes (a few positions per game, ALGORITHMS.md 4.3)."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
     _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-         positions_per_game or None, max_games, train_limit, filters, init_from)
+         positions_per_game or None, max_games, train_limit, filters, init_from, device,
+         loader_workers)
