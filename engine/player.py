@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import BLACK, EMPTY, WHITE
+from engine.board import BLACK, EMPTY, F_HEAD, WHITE, is_eye
 from engine.coords import PASS, RESIGN, loc
+from engine.search.base import Search
 from engine.search.result import SearchResult
 from engine.timecontrol import Clock, Stopwatch, TimeConfig, TimeManager
 
@@ -60,7 +61,7 @@ TUNABLE = {
 
 
 class Player:
-    def __init__(self, search, config: PlayerConfig | None = None,
+    def __init__(self, search: Search, config: PlayerConfig | None = None,
                  time_config: TimeConfig | None = None, ownership_judge=None):
         self.search = search
         # (game, playouts) -> ownership float[N, N] judging the dead stones that decide whether
@@ -78,8 +79,8 @@ class Player:
         if name in TUNABLE:
             self.config = dataclasses.replace(self.config, **{name: TUNABLE[name](value)})
             return
-        search_cfg = getattr(self.search, "config", None)
-        if search_cfg is not None and name in {f.name for f in dataclasses.fields(search_cfg)}:
+        search_cfg = self.search.config
+        if name in {f.name for f in dataclasses.fields(search_cfg)}:
             kind = type(getattr(search_cfg, name))
             self.search.config = dataclasses.replace(search_cfg, **{name: _parse(kind, value)})
             return
@@ -92,9 +93,7 @@ class Player:
 
     def params(self) -> dict:
         out = {k: getattr(self.config, k) for k in TUNABLE}
-        search_cfg = getattr(self.search, "config", None)
-        if search_cfg is not None:
-            out.update(dataclasses.asdict(search_cfg))
+        out.update(dataclasses.asdict(self.search.config))
         out.update({k: v for k, v in dataclasses.asdict(self.time.config).items()})
         return out
 
@@ -214,7 +213,6 @@ class Player:
         return True
 
     def _fills_own_eye(self, game, color, lc) -> bool:
-        from engine.board import is_eye
         return bool(is_eye(game.st, game.meta, lc, color))
 
     def _cleanup_move(self, game, color, res) -> int | None:
@@ -275,7 +273,6 @@ class Player:
 
     def _strings(self, game):
         """Map string head -> list of Locs."""
-        from engine.board import F_HEAD
         heads: dict[int, list[int]] = {}
         n = game.size
         for r in range(n):

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gtp.protocol import quote
-from gtp.server import GtpError
-from gtp.session import parse_colour
+from gtp.protocol import GtpError, parse_colour, quote
 
 PV_MAX = 20
 

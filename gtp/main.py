@@ -12,6 +12,7 @@ library can corrupt the protocol.
 """
 from __future__ import annotations
 
+import importlib
 import logging
 import math
 import os
@@ -20,9 +21,16 @@ import sys
 
 import click
 
+import gtp.commands  # noqa: F401  (registers the handlers)
 from engine.rules import NAMED_RULES
-from gtp.loader import SEARCH_MODULES, check_search, resolve_auto_search
-from gtp.session import EngineConfig
+from gtp.config import SEARCH_MODULES, EngineConfig, check_search, resolve_auto_search
+from gtp.server import REGISTRY, Server
+from gtp.session import Loader, Session
+
+# The engine behind the handlers (numba kernels, the searches, onnxruntime). The session imports it
+# in its loading thread, so that `name` and the other startup commands answer at once
+# (tests/test_gtp_server.py); nothing else in gtp/ defers an import.
+LOADER_MODULE = "gtp.loader"
 
 
 def _finite(ctx, param, value):
@@ -133,14 +141,14 @@ def _protocol_stdout():
     return out
 
 
-def serve(config: EngineConfig) -> None:
-    import gtp.commands  # noqa: F401  (registers the handlers)
-    from gtp.server import REGISTRY, Server
-    from gtp.session import Session
+def _import_loader() -> Loader:
+    return importlib.import_module(LOADER_MODULE)
 
+
+def serve(config: EngineConfig) -> None:
     log = logging.getLogger("gtp")
     out = _protocol_stdout()
-    session = Session(config)
+    session = Session(config, _import_loader)
     server = Server(session, REGISTRY, stdin=sys.stdin.buffer, stdout=out)
 
     def on_sigint(signum, frame):

@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 from engine.coords import PASS, RESIGN
 from gtp import analysis
-from gtp.protocol import quote
-from gtp.server import GtpError
-from gtp.session import BLACK, COLOUR_NAMES, Session
+from gtp.protocol import BLACK, COLOUR_NAMES, GtpError, quote
+from gtp.session import Session
 
 log = logging.getLogger("gtp")
 
@@ -43,35 +42,14 @@ def snapshot(result, colour: int) -> Snapshot:
 # ---- play -------------------------------------------------------------------------------------
 
 def play(s: Session, colour: int, lc: int) -> None:
-    from engine.game import IllegalMove
-    try:
-        s.game.play(colour, lc)
-    except IllegalMove as exc:
-        raise GtpError(f"illegal move: {exc.reason}") from None
+    s.loader.play(s.game, colour, lc)
     s.last_snapshot = None
 
 
-def models_cover(s: Session, size: int) -> bool:
-    """True when the search's models are made for this size (their `board_sizes` metadata)."""
-    if s.config.search == "heuristic":
-        return True
-    s.wait_ready("player")
-    return s.model_sizes is None or size in s.model_sizes
-
-
 def supports_size(s: Session, size: int) -> bool:
-    """Never play a network's moves on a size it was not made for (GTP-CLIENTS.md section 3, #6):
-    with --search auto the heuristic MCTS plays those sizes instead; a search asked for by name
-    refuses them."""
-    return models_cover(s, size) or s.config.auto_search
-
-
-def playing_player(s: Session):
-    """The Player for the current size: the configured one, or the heuristic MCTS one where the
-    models do not cover the size (--search auto)."""
-    if models_cover(s, s.size):
-        return s.player
-    return status_player(s)
+    """Never play a network's moves on a size it was not made for (docs/gtp.md): with --search
+    auto the heuristic MCTS plays those sizes instead; a search asked for by name refuses them."""
+    return s.models_cover(size) or s.config.auto_search
 
 
 def require_size(s: Session) -> None:
@@ -80,25 +58,12 @@ def require_size(s: Session) -> None:
                        f"(they play {', '.join(map(str, sorted(s.model_sizes)))})")
 
 
-def status_player(s: Session):
-    """The Player that judges dead stones: ours, unless its search gives no ownership (the network
-    searches), then a heuristic MCTS one made on first use."""
-    from engine.search.mcts import MctsConfig, MctsSearch
-    if isinstance(s.player.search, MctsSearch):
-        return s.player
-    if s.status_player is None:
-        from engine.player import Player
-        s.status_player = Player(MctsSearch(MctsConfig(tree_capacity=300_000), seed=s.config.seed),
-                                 s.player.config, s.player.time.config)
-    return s.status_player
-
-
 def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = True,
              cleanup: bool = False, report=None, interval_s: float = 1.0) -> int:
     """Search, play the move for `colour` unless play_it is False, and return it (Loc, PASS or
     RESIGN). `stop` ends the search early: the best move found so far is answered."""
     require_size(s)
-    p, g = (status_player(s) if cleanup else playing_player(s)), s.game
+    p, g = (s.status_player() if cleanup else s.playing_player()), s.game
     rep = (lambda res: report(snapshot(res, colour))) if report is not None else None
     move = p.genmove(g, colour, s.clock, stop=stop, cleanup=cleanup, report=rep,
                      report_interval=interval_s)
@@ -109,11 +74,10 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
         if line:
             print(line, file=sys.stderr, flush=True)
     if play_it and move != RESIGN:
-        from engine.game import IllegalMove
         try:
-            g.play(colour, move)
-        except IllegalMove as exc:
-            log.error("the player chose an illegal move %s (%s); passing", s.fmt(move), exc.reason)
+            s.loader.play(g, colour, move)
+        except GtpError as exc:
+            log.error("the player chose an illegal move %s (%s); passing", s.fmt(move), exc)
             move = PASS
             g.play(colour, PASS)
     log.info("%s %s", COLOUR_NAMES[colour], s.fmt(move))
@@ -123,18 +87,18 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
 
 def analyze(s: Session, colour: int, stop: threading.Event, report, interval_s: float) -> Snapshot:
     require_size(s)
-    result = playing_player(s).analyze(s.game, colour, lambda res: report(snapshot(res, colour)),
+    result = s.playing_player().analyze(s.game, colour, lambda res: report(snapshot(res, colour)),
                                        stop, interval_s)
     return snapshot(result, colour)
 
 
 def final_status(s: Session) -> dict[str, list[int]]:
-    return status_player(s).final_status(s.game)
+    return s.status_player().final_status(s.game)
 
 
 def ownership_black(s: Session):
     """float[N, N], +1 black, row 0 at the top."""
-    return status_player(s).ownership(s.game)
+    return s.status_player().ownership(s.game)
 
 
 def game_over(s: Session) -> None:

@@ -1,4 +1,4 @@
-"""GTP framing: one input line in, one response out. Pure text, no engine, no I/O.
+"""GTP framing and arguments: one input line in, one response out. Pure text, no I/O.
 
     parse_line("12 play b q16\r")   -> Command(id=12, name="play", args=["b", "q16"])
     parse_line("# interrupt")       -> INTERRUPT      (GoGui's gogui-interrupt request)
@@ -9,13 +9,23 @@
 Preprocessing follows GTP 2 section 2.2: control characters other than HT and LF are removed, HT
 becomes a space, everything after `#` is a comment, and a line that is then empty is ignored. A
 response never contains an empty line (an empty line ends it), so `format_*` drop them.
+
+Arguments are read here, failing with `GtpError` (answered as `? message`):
+
+    parse_colour("W")          -> WHITE
+    parse_vertex("q16", 19)    -> Loc of Q16 (engine.coords); "pass" -> PASS
+    parse_int("3", "stones"), parse_float("6.5", "komi")
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
+from engine import coords
+
 __all__ = [
+    "GtpError",
     "Command",
     "INTERRUPT",
     "parse_line",
@@ -25,6 +35,15 @@ __all__ = [
     "clean_text",
     "MAX_ECHO",
     "quote",
+    "EMPTY",
+    "BLACK",
+    "WHITE",
+    "COLOUR_NAMES",
+    "parse_colour",
+    "parse_vertex",
+    "parse_int",
+    "parse_float",
+    "format_vertex",
 ]
 
 # Bytes 0-31 and 127 except HT (9) and LF (10); CR is among them, so CRLF lines work.
@@ -32,6 +51,16 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _INTERRUPT = re.compile(r"^\s*#\s*interrupt\s*$", re.IGNORECASE)
 
 MAX_ECHO = 40  # at most this many characters of client text are quoted back in an error message
+
+# engine.board's colour constants (DESIGN.md "Colours"), repeated so that parsing a colour does not
+# import numba; tests/test_gtp_units.py checks that they agree.
+EMPTY, BLACK, WHITE = 0, 1, 2
+_COLOURS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
+COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
+
+
+class GtpError(Exception):
+    """A failure answered as `? message`; the engine and the position are unchanged."""
 
 
 @dataclass(frozen=True)
@@ -113,3 +142,45 @@ def quote(text: str) -> str:
     """Client text for an error message, cut to MAX_ECHO characters."""
     text = text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + "..."
     return repr(text)
+
+
+# ---- arguments ----------------------------------------------------------------------------------
+
+def parse_colour(text: str) -> int:
+    colour = _COLOURS.get(text.lower())
+    if colour is None:
+        raise GtpError(f"invalid color {quote(text)}")
+    return colour
+
+
+def parse_vertex(text: str, size: int, allow_pass: bool = True) -> int:
+    """A GTP vertex on a size x size board as a Loc (or PASS); never RESIGN."""
+    try:
+        lc = coords.parse_gtp(text, size)
+    except coords.CoordError:
+        raise GtpError(f"invalid vertex {quote(text)} on a {size}x{size} board") from None
+    if lc == coords.RESIGN or (lc == coords.PASS and not allow_pass):
+        raise GtpError(f"invalid vertex {quote(text)}")
+    return lc
+
+
+def format_vertex(lc: int, size: int) -> str:
+    """Q16 / pass / resign."""
+    return coords.format_gtp(lc, size).upper() if lc >= 0 else coords.format_gtp(lc, size)
+
+
+def parse_int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise GtpError(f"syntax error: {what} must be an integer, not {quote(text)}") from None
+
+
+def parse_float(text: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise GtpError(f"syntax error: {what} must be a number, not {quote(text)}") from None
+    if not math.isfinite(value):
+        raise GtpError(f"syntax error: {what} must be finite")
+    return value

@@ -25,8 +25,8 @@ import traceback
 from dataclasses import dataclass
 from typing import IO, Callable
 
-from gtp.protocol import INTERRUPT, Command, clean_text, format_failure, format_header, \
-    format_success, parse_line, quote
+from gtp.protocol import INTERRUPT, Command, GtpError, clean_text, format_failure, \
+    format_header, format_success, parse_line, quote
 
 log = logging.getLogger("gtp")
 
@@ -35,10 +35,6 @@ MAX_LINE_BYTES = 1 << 20   # longer input lines are cut (the rest is read and dr
 # (pipelined), not typed to interrupt it.
 PIPELINE_GRACE = 0.05
 _EOF = object()
-
-
-class GtpError(Exception):
-    """A failure answered as `? message`; the engine and the position are unchanged."""
 
 
 # ---- registry -------------------------------------------------------------------------------
@@ -187,16 +183,13 @@ class Server:
 
     # ---- pondering: search on the opponent's time, stopped by the next input line ----
     def _start_ponder(self):
-        s = self.session
-        if not (s.ponder_pending and s.params.get("ponder")) or not self._queue.empty():
+        if not self._queue.empty():
             return None
-        s.ponder_pending = False
-        if not s.is_ready("player") or s.player is None or s.game is None:
+        job = self.session.ponder_job()
+        if job is None:
             return None
-        from gtp import moves
-        player = moves.playing_player(s)
+        player, game = job
         stop = threading.Event()
-        game = s.game.copy()        # the next command may change the game; ponder on a copy
 
         def run():
             try:
@@ -206,7 +199,8 @@ class Server:
 
         thread = threading.Thread(target=run, name="ponder", daemon=True)
         thread.start()
-        log.debug("pondering on %s", s.fmt(game.last_move) if game.last_move is not None else "-")
+        last = game.last_move
+        log.debug("pondering on %s", self.session.fmt(last) if last is not None else "-")
         return stop, thread
 
     @staticmethod

@@ -2,7 +2,9 @@
 
 The heavy modules (numba kernels behind `engine.game`, the search and onnxruntime behind the Player)
 are imported by a background thread started at launch, so that `name`, `version`,
-`protocol_version` and `list_commands` answer at once. Handlers that need them wait:
+`protocol_version` and `list_commands` answer at once. `gtp.main` hands the session a function
+that imports the `Loader` (gtp.loader); the session runs it in that thread and then asks the loader
+for everything that needs the engine. Handlers that need it wait:
 
   * stage "game":   engine.game (numba rules core) is imported and warmed up;
   * stage "player": the Player (search + evaluator + models) is built.
@@ -12,92 +14,48 @@ Only `engine.coords` and `engine.rules` (pure Python) are imported at module lev
 from __future__ import annotations
 
 import logging
-import math
 import threading
 import time
-from dataclasses import dataclass
+from typing import Callable, Protocol
 
-from engine import coords
 from engine.rules import Rules, named_rules
-from gtp.protocol import quote
-from gtp.server import GtpError
+from gtp.config import EngineConfig
+from gtp.protocol import GtpError, format_vertex
 
 log = logging.getLogger("gtp")
 
-# engine.board's colour constants (DESIGN.md "Colours"), repeated so that parsing a colour does not
-# import numba; tests/test_gtp_units.py checks that they agree.
-EMPTY, BLACK, WHITE = 0, 1, 2
-_COLOURS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
-COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
 
+class Loader(Protocol):
+    """The engine behind the server (gtp.loader), as the session and the handlers use it."""
 
-@dataclass(frozen=True)
-class EngineConfig:
-    """Everything the command line decides; built once by gtp.main."""
-    size: int = 19                    # initial board size
-    komi: float = 7.5                 # initial komi
-    rules: str = "chinese"            # a name of engine.rules.NAMED_RULES
-    search: str = "heuristic"         # heuristic | alphago | zero | policy
-    model_dir: str | None = None      # where the ONNX files are (None: the bundled ones)
-    playouts: int | None = None       # new simulations per move (None: the player's default)
-    visits: int | None = None         # root visits per move, reused tree included
-    time_per_move: float | None = None  # seconds per move when no clock is set
-    threads: int | None = None        # search threads
-    resign_threshold: float | None = None  # resign below this winrate (0 disables)
-    seed: int | None = None
-    name: str = "goengine"
-    rollout: str = "auto"             # auto | policy | heuristic (playouts of the MCTS)
-    lam: float | None = None          # AlphaGo lambda (None: NetSearchConfig's default)
-    c_puct: float | None = None
-    n_thr: int | None = None
-    batch_size: int | None = None
-    policy_temperature: float | None = None
-    rollout_threads: int | None = None
-    lag_margin: float | None = None   # TimeConfig.lag_margin
-    ponder: bool = False              # search on the opponent's time (keeps the tree)
-    auto_search: bool = False         # --search auto chose the search: other sizes fall back to
-                                      # the heuristic MCTS instead of being refused
-
-
-def parse_colour(text: str) -> int:
-    colour = _COLOURS.get(text.lower())
-    if colour is None:
-        raise GtpError(f"invalid color {quote(text)}")
-    return colour
-
-
-def parse_int(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise GtpError(f"syntax error: {what} must be an integer, not {quote(text)}") from None
-
-
-def parse_float(text: str, what: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise GtpError(f"syntax error: {what} must be a number, not {quote(text)}") from None
-    if not math.isfinite(value):
-        raise GtpError(f"syntax error: {what} must be finite")
-    return value
+    def load_game(self, s: "Session") -> None: ...         # stage "game": sets s.game
+    def load_player(self, s: "Session") -> None: ...       # stage "player": sets s.player
+    def new_game(self, size: int, rules: Rules): ...       # an empty engine.game.Game
+    def replay(self, game, rules: Rules): ...              # the game under other rules, or GtpError
+    def play(self, game, colour: int, lc: int) -> None: ...  # GtpError when illegal
+    def status_player(self, s: "Session"): ...             # a heuristic MCTS Player (dead stones)
+    def format_result(self, score: float) -> str: ...      # B+3.5 / W+0.5 / 0
+    def load_sgf(self, s: "Session", path: str, until: int | None): ...  # (Game, Rules)
+    def dump_sgf(self, s: "Session") -> bytes: ...
 
 
 class Session:
-    def __init__(self, config: EngineConfig):
+    def __init__(self, config: EngineConfig, import_loader: Callable[[], Loader]):
         self.config = config
         self.server = None                 # set by gtp.server.Server
         self.size = config.size
         self.rules: Rules = named_rules(config.rules, config.komi)
+        self.loader: Loader | None = None  # set by the loading thread, before stage "game"
         self.game = None                   # engine.game.Game once stage "game" is ready
         self.player = None                 # engine.player.Player once stage "player" is ready
         self.clock = None                  # engine.timecontrol.Clock, made on the first time command
         self.last_snapshot = None          # gtp.moves.Snapshot of the last genmove
         self.model_sizes: set[int] | None = None   # board sizes the models are made for (None: any)
-        self.status_player = None          # heuristic Player for dead stones (see moves.status_player)
         self.params: dict[str, object] = {"gogui_search_seconds": 2.0, "chat": True,
                                           "ponder": bool(config.ponder)}
         self.ponder_pending = False        # our move was just played: think on the opponent's time
+        self._import_loader = import_loader
+        self._status_player = None         # see status_player()
         self._ready = {"game": threading.Event(), "player": threading.Event()}
         self._errors: dict[str, BaseException] = {}
         self.started = time.monotonic()
@@ -107,11 +65,12 @@ class Session:
         threading.Thread(target=self._load, name="engine-load", daemon=True).start()
 
     def _load(self) -> None:
-        from gtp import loader     # imports engine.game etc. inside this thread
-        for stage, fn in (("game", loader.load_game), ("player", loader.load_player)):
+        for stage in ("game", "player"):
             t0 = time.monotonic()
             try:
-                fn(self)
+                if self.loader is None:
+                    self.loader = self._import_loader()    # imports the engine, in this thread
+                getattr(self.loader, "load_" + stage)(self)
                 log.info("%s ready in %.1f s", stage, time.monotonic() - t0)
             except BaseException as exc:   # noqa: BLE001 - reported to every command that waits
                 if type(exc).__name__ in ("ModelError", "RolloutModelError"):
@@ -138,10 +97,9 @@ class Session:
 
     # ---- game helpers (called only once stage "game" is ready) ----
     def new_game(self, size: int | None = None, rules: Rules | None = None) -> None:
-        from engine.game import Game
         self.size = size or self.size
         self.rules = rules or self.rules
-        self.game = Game(self.size, self.rules)
+        self.game = self.loader.new_game(self.size, self.rules)
         self.last_snapshot = None
         if self.clock is not None:
             self.clock.reset()
@@ -150,31 +108,49 @@ class Session:
 
     def set_rules(self, rules: Rules) -> None:
         """New rules for the game being played: replays it, so superko history follows the rules."""
-        from engine.game import Game, IllegalMove
         old = self.game
         if rules.superko == old.rules.superko and rules.suicide == old.rules.suicide:
             old.rules = rules          # komi or scoring: nothing the history depends on
             self.rules = rules
             return
-        g = Game(old.size, rules)
-        try:
-            if old.handicap:
-                g.set_handicap(list(old.handicap))
-            for colour, lc in old.history:
-                g.play(colour, lc)
-        except (IllegalMove, ValueError) as exc:
-            raise GtpError(f"the game so far is illegal under these rules ({exc})") from None
-        g.to_play = old.to_play
-        self.game, self.rules = g, rules
-
-    def vertex(self, text: str, allow_pass: bool = True) -> int:
-        try:
-            lc = coords.parse_gtp(text, self.size)
-        except coords.CoordError:
-            raise GtpError(f"invalid vertex {quote(text)} on a {self.size}x{self.size} board") from None
-        if lc == coords.RESIGN or (lc == coords.PASS and not allow_pass):
-            raise GtpError(f"invalid vertex {quote(text)}")
-        return lc
+        self.game, self.rules = self.loader.replay(old, rules), rules
 
     def fmt(self, lc: int) -> str:
-        return coords.format_gtp(lc, self.size).upper() if lc >= 0 else coords.format_gtp(lc, self.size)
+        return format_vertex(lc, self.size)
+
+    # ---- players (called only once stage "player" is ready) ----
+    def models_cover(self, size: int) -> bool:
+        """True when the search's models are made for this size (their `board_sizes` metadata)."""
+        if self.config.search == "heuristic":
+            return True
+        self.wait_ready("player")
+        return self.model_sizes is None or size in self.model_sizes
+
+    def playing_player(self):
+        """The Player for the current size: the configured one, or the heuristic MCTS one where
+        the models do not cover the size (--search auto)."""
+        if self.models_cover(self.size):
+            return self.player
+        return self.status_player()
+
+    def status_player(self):
+        """The Player that judges dead stones: ours when its search's ownership can (the
+        `ownership` its Search declares), else a heuristic MCTS one made on first use."""
+        if self.player.search.ownership:
+            return self.player
+        if self._status_player is None:
+            self._status_player = self.loader.status_player(self)
+        return self._status_player
+
+    def ponder_job(self):
+        """(player, game) to think about on the opponent's time, or None. Asked by the server
+        when it waits for input; a copy of the game, since the next command may change it."""
+        if not (self.ponder_pending and self.params.get("ponder")):
+            return None
+        self.ponder_pending = False
+        if not self.is_ready("player") or self.player is None or self.game is None:
+            return None
+        player = self.playing_player()
+        if player.search.tree is None:
+            return None        # nothing a search keeps for the next move (the policy player)
+        return player, self.game.copy()

@@ -1,4 +1,5 @@
-"""loadsgf / printsgf on top of sgf_tools (GameRecord <-> engine.game.Game).
+"""loadsgf / printsgf on top of sgf_tools (GameRecord <-> engine.game.Game); the handlers reach
+it through the session's loader (it imports the rules core and sgfmill).
 
 `load` builds a new Game and returns it; the session's game is replaced only when everything
 worked, so a missing, empty, binary, truncated or illegal file leaves the position as it was.
@@ -8,9 +9,12 @@ from __future__ import annotations
 import os
 
 from engine.coords import PASS, loc, loc_to_rc
-from gtp.protocol import quote
-from gtp.server import GtpError
-from gtp.session import BLACK, WHITE, Session
+from engine.game import IllegalMove
+from engine.replay import ReplayError, initial_game
+from engine.rules import NAMED_RULES
+from gtp.protocol import BLACK, WHITE, GtpError, quote
+from gtp.session import Session
+from sgf_tools import GameRecord, SgfError, read_sgf_file, write_sgf
 
 _COLOUR = {"b": BLACK, "w": WHITE}
 _LETTER = {BLACK: "b", WHITE: "w"}
@@ -18,8 +22,6 @@ _LETTER = {BLACK: "b", WHITE: "w"}
 
 def load(s: Session, path: str, until: int | None):
     """(Game, Rules) of the file's main line, stopped before move number `until` (1 = the first)."""
-    from engine.game import IllegalMove
-    from sgf_tools import SgfError, read_sgf_file
     try:
         record = read_sgf_file(os.path.expanduser(path), allow_empty=True)
     except OSError as exc:
@@ -27,7 +29,6 @@ def load(s: Session, path: str, until: int | None):
     except SgfError as exc:
         detail = f" ({exc.detail})" if exc.detail else ""
         raise GtpError(f"cannot load {quote(path)}: {exc.reason}{detail}") from None
-    from engine.replay import ReplayError, initial_game
     n = record.size
     rules = s.rules if record.komi is None else s.rules.with_komi(record.komi)
     try:
@@ -45,8 +46,6 @@ def load(s: Session, path: str, until: int | None):
 
 
 def dump(s: Session) -> bytes:
-    from engine.rules import NAMED_RULES
-    from sgf_tools import GameRecord, write_sgf
     g = s.game
     n = g.size
 

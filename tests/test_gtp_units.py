@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from gtp import analysis
-from gtp.protocol import INTERRUPT, Command, format_failure, format_success, parse_line
-from gtp.server import GtpError
+from gtp.protocol import INTERRUPT, Command, GtpError, format_failure, format_success, parse_line
 from test_gtp_harness import sabaki_parse
 
 
@@ -174,8 +173,8 @@ def test_chat_line_matches_gtp2ogs():
 
 def test_colour_constants_agree_with_the_engine():
     from engine import board
-    from gtp import session
-    assert (session.EMPTY, session.BLACK, session.WHITE) == (board.EMPTY, board.BLACK, board.WHITE)
+    from gtp import protocol
+    assert (protocol.EMPTY, protocol.BLACK, protocol.WHITE) == (board.EMPTY, board.BLACK, board.WHITE)
 
 
 def test_every_listed_command_has_a_handler():
@@ -190,10 +189,10 @@ def test_every_listed_command_has_a_handler():
 
 
 def test_model_file_names_agree_with_models_store():
-    from gtp import loader
+    from gtp import config
     from models import store
-    assert loader.MODEL_FILES == store.DEFAULT_FILES
-    assert os.path.samefile(loader.bundled_dir(), store.BUNDLED_DIR)
+    assert config.MODEL_FILES == store.DEFAULT_FILES
+    assert os.path.samefile(config.bundled_dir(), store.BUNDLED_DIR)
 
 
 def test_the_server_modules_import_nothing_heavy():

@@ -12,7 +12,7 @@ from engine.player import Player, PlayerConfig
 from engine.replay import replay
 from engine.rules import Rules
 from engine.search.mcts import MctsSearch
-from engine.search.network import PolicyPlayer
+from engine.search.policy import PolicyPlayer
 from sgf_tools.reader import read_sgf
 
 
@@ -102,3 +102,14 @@ def test_real_game_counted_loss_behind_a_tromp_taylor_win_is_played_on():
     g = replay(read_sgf(OPEN_LOSS_SGF))
     assert g.area_score() < 0 and g.area_score([parse_gtp("F4", 9)]) == 8.0  # B+8, komi in
     assert _heuristic_player().genmove(g, WHITE) != PASS
+
+
+def test_the_player_tunes_any_search_through_its_config():
+    """Every search has a frozen config (the policy player too): set_param replaces a field."""
+    p = _policy_alone()
+    assert p.params()["temperature"] == 0.0
+    p.set_param("temperature", "0.5")
+    assert p.search.config.temperature == 0.5 and p.params()["temperature"] == 0.5
+    h = _heuristic_player()
+    h.set_param("c_puct", "2")
+    assert h.search.config.c_puct == 2.0

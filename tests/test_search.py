@@ -1,7 +1,12 @@
-"""Search invariants on small boards: backup signs, lambda, virtual loss, tree reuse, tactics."""
+"""Search invariants on small boards: backup signs, lambda, virtual loss, tree reuse, tactics, and
+the one Search interface every search implements."""
+import dataclasses
+import threading
+
 import numpy as np
 import pytest
 
+from engine import board as B
 from engine.board import BLACK, WHITE
 from engine.coords import PASS, format_gtp, parse_gtp
 from engine.evaluator import Evaluation, UniformEvaluator
@@ -10,6 +15,7 @@ from engine.rules import Rules
 from engine.search import tree as T
 from engine.search.mcts import MctsConfig, MctsSearch
 from engine.search.network import NetSearchConfig, NetworkSearch
+from engine.search.policy import PolicyPlayer
 
 
 def play_all(game, moves):
@@ -176,3 +182,66 @@ def test_both_colours_capture_a_string_in_atari(searcher):
             s = NetworkSearch(NetSearchConfig(mode="alphago", lam=1.0, n_thr=2), seed=5)
         res = s.search(g, me, playouts=3000)
         assert format_gtp(res.best.move, 5) == "C1", [(format_gtp(m.move, 5), m.visits) for m in res.moves[:3]]
+
+
+# ---- one interface, one run loop ------------------------------------------------------------------
+
+SEARCHES = {
+    "heuristic": lambda: MctsSearch(MctsConfig(tree_capacity=100_000), seed=6),
+    "alphago": lambda: NetworkSearch(NetSearchConfig(mode="alphago", tree_capacity=100_000),
+                                     policy=UniformEvaluator(), value=ConstantValue(0.0), seed=6),
+    "zero": lambda: NetworkSearch(NetSearchConfig(mode="zero", tree_capacity=100_000),
+                                  policy=UniformEvaluator(), seed=6),
+    "policy": lambda: PolicyPlayer(UniformEvaluator(), seed=6),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEARCHES))
+def test_every_search_declares_what_callers_choose_by(name):
+    s = SEARCHES[name]()
+    assert s.name == name
+    assert dataclasses.is_dataclass(s.config) and dataclasses.fields(s.config)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(s.config, dataclasses.fields(s.config)[0].name, None)
+    assert isinstance(s.ownership, bool) and s.chunk >= 1
+    assert (s.tree is None) == (name == "policy")
+    res = s.search(Game(5), BLACK, playouts=20)
+    assert (res.ownership_black is not None) == (name in ("heuristic", "alphago"))
+    assert s.ownership == (name == "heuristic")
+
+
+@pytest.mark.parametrize("name", sorted(SEARCHES))
+def test_a_search_stopped_before_it_starts_still_answers_a_legal_move(name):
+    """The run loop readies the root (priors) before it looks at `stop`."""
+    stop = threading.Event()
+    stop.set()
+    g = Game(5)
+    res = SEARCHES[name]().search(g, BLACK, stop=stop)
+    assert res.simulations == (1 if name == "policy" else 0)
+    assert res.moves and all(g.is_legal(BLACK, m.move) for m in res.moves if m.move != PASS)
+
+
+@pytest.mark.timeout(60)
+def test_the_policy_player_ends_at_once_without_any_limit():
+    """Nothing left to step: the run loop ends although neither a count, a time nor stop is set."""
+    res = SEARCHES["policy"]().search(Game(5), BLACK)
+    assert res.root_visits == 1 and res.best.visits == 1
+
+
+SUPERKO_GAME = ("B D4, W C3, B B4, W B3, B C4, W D1, B C1, W A3, B A4, W D2, B A1, W A2, B B2, "
+                "W C2, B D3, W C2, B A3, W D1, B B1, W C3, B A2, W B3, B D2, W C3, B D1, W C2, "
+                "B B3, W C3, B C2, W C3")
+
+
+@pytest.mark.parametrize("name", ["heuristic", "alphago", "zero"])
+def test_the_run_loop_prunes_root_moves_that_break_superko(name):
+    """4x4, positional superko: black D4 would repeat an earlier position. The kernels know only
+    simple ko and offer it; the run loop prunes it for every tree search."""
+    g = Game(4, Rules(superko="positional"))
+    play_all(g, [({"B": BLACK, "W": WHITE}[c], v)
+                 for c, v in (m.split() for m in SUPERKO_GAME.split(", "))])
+    d4 = parse_gtp("D4", 4)
+    assert B.legality(g.st, g.meta, d4, BLACK) == B.LEGAL
+    assert g.illegal_reason(BLACK, d4) == "superko"
+    res = SEARCHES[name]().search(g, BLACK, playouts=50)
+    assert res.moves and d4 not in [m.move for m in res.moves]

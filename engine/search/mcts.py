@@ -4,21 +4,20 @@ Each simulation descends the tree by PUCT blended with RAVE (engine.search.tree.
 expands a leaf once it has `expand_threshold` visits, plays a heuristic playout
 (engine.playout) to the end, scores it by Tromp-Taylor area with komi and backs the result up.
 The whole simulation loop is one numba kernel; Python only slices it into chunks to watch the
-clock, stream analysis and stop on request.
+clock, stream analysis and stop on request (the run loop of engine.search.base).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 from engine import board as B
-from engine.playout import playout
+from engine.playout import playout, seed as playout_seed
 from engine.rollout.policy import RolloutPolicy, policy_playout
 from engine.search import tree as T
-from engine.search.limits import simulations_left
+from engine.search.base import run
 from engine.search.priors import heuristic_priors
 from engine.search.result import MoveStat, SearchResult, summarize_root
 
@@ -105,9 +104,11 @@ def expand_root(ti, tf, tm, st, meta, moves_buf, priors_buf):
 
 
 class MctsSearch:
-    """Rollout MCTS over a reusable tree. Not thread-safe: one search at a time."""
+    """Rollout MCTS over a reusable tree (a `Search`). Not thread-safe: one search at a time."""
 
     name = "heuristic"
+    ownership = True    # every simulation plays out to the end: ownership counts every one
+    search = run
 
     def __init__(self, config: MctsConfig | None = None, seed: int | None = None,
                  rollout: RolloutPolicy | None = None):
@@ -115,72 +116,40 @@ class MctsSearch:
         self.rollout = rollout  # the fast rollout policy; None = heuristic playouts
         self._rollout_tab = (rollout or RolloutPolicy.uniform()).new_tables()
         self.tree = T.Tree(self.config.tree_capacity)
-        self.ownership_sum: np.ndarray | None = None
-        self.ownership_count = 0
-        from engine.playout import seed as _seed
-        _seed(int(np.random.SeedSequence(seed).generate_state(1)[0] % (2**31)))
+        playout_seed(int(np.random.SeedSequence(seed).generate_state(1)[0] % (2**31)))
 
-    def _prune_root(self, game, color) -> None:
-        """Superko is not known to the kernels: mark root moves that repeat a position."""
-        t = self.tree
-        for ch in t.children(t.root):
-            mv = int(t.ti[T.I_MOVE, ch])
-            if mv >= 0 and game.illegal_reason(color, mv) is not None:
-                t.ti[T.I_FLAGS, ch] |= T.PRUNED
+    @property
+    def chunk(self) -> int:
+        return self.config.chunk
 
-    # ---- search -------------------------------------------------------------------------------
-    def search(self, game, color, playouts: int | None = None, seconds: float | None = None,
-               stop=None, report=None, report_interval: float = 1.0,
-               visits: int | None = None) -> SearchResult:
-        """Search the position of `game` with `color` to play until `playouts` new simulations,
-        or `visits` at the root counting those kept from the reused tree (Leela Zero's -p and
-        -v), or `seconds`, or `stop` is set."""
-        cfg = self.config
-        self.tree.prepare_root(game, color)
+    def begin(self, game, color) -> None:
         st, meta = game.st.copy(), game.meta.copy()
         meta[B.M_TOPLAY] = color
         if color != game.to_play:
             meta[B.M_KO] = -1
-        t = self.tree
         a = st.shape[1]
-        moves_buf = np.empty(a + 1, dtype=np.int32)
-        priors_buf = np.empty(a + 1, dtype=np.float64)
-        path = np.empty(4 * a + 64, dtype=np.int64)
-        amaf = np.zeros(a, dtype=np.int8)
-        own_acc = np.zeros(a, dtype=np.float64)
-        expand_root(t.ti, t.tf, t.tm, st, meta, moves_buf, priors_buf)
-        self._prune_root(game, color)
-        max_moves = int(cfg.max_moves_factor * game.size * game.size)
-        start = time.monotonic()
-        last_report = start
-        ran = 0
-        root = t.root
-        while True:
-            left = simulations_left(int(t.ti[T.I_N, root]), ran, playouts, visits)
-            if left <= 0:
-                break
-            if seconds is not None and time.monotonic() - start >= seconds:
-                break
-            if stop is not None and stop.is_set():
-                break
-            count = min(cfg.chunk, left)
-            ran += simulate(t.ti, t.tf, t.tm, st, meta, count, game.komi, cfg.c_puct, cfg.fpu,
-                            cfg.rave_k, cfg.expand_threshold, max_moves, own_acc, path, amaf,
-                            moves_buf, priors_buf, self._rollout_tab, self.rollout is not None)
-            now = time.monotonic()
-            if report is not None and now - last_report >= report_interval:
-                last_report = now
-                report(self._result(game, color, own_acc, ran, now - start))
-        elapsed = time.monotonic() - start
-        self.ownership_sum, self.ownership_count = own_acc, ran
-        return self._result(game, color, own_acc, ran, elapsed)
-
-    def _result(self, game, color, own_acc, ran, elapsed) -> SearchResult:
+        self._game, self._color, self._st, self._meta = game, color, st, meta
+        self._moves_buf = np.empty(a + 1, dtype=np.int32)
+        self._priors_buf = np.empty(a + 1, dtype=np.float64)
+        self._path = np.empty(4 * a + 64, dtype=np.int64)
+        self._amaf = np.zeros(a, dtype=np.int8)
+        self._own_acc = np.zeros(a, dtype=np.float64)
+        self._max_moves = int(self.config.max_moves_factor * game.size * game.size)
         t = self.tree
-        n = game.size
-        own = own_acc.reshape(n + 2, n + 2)[1:-1, 1:-1] / max(ran, 1)
-        return summarize_root(t, color, n, ownership_black=own.copy(), simulations=ran,
-                              elapsed=elapsed, lam=1.0, komi=game.komi)
+        expand_root(t.ti, t.tf, t.tm, st, meta, self._moves_buf, self._priors_buf)
+
+    def step(self, count: int) -> int:
+        cfg, t = self.config, self.tree
+        return simulate(t.ti, t.tf, t.tm, self._st, self._meta, count, self._game.komi, cfg.c_puct,
+                        cfg.fpu, cfg.rave_k, cfg.expand_threshold, self._max_moves, self._own_acc,
+                        self._path, self._amaf, self._moves_buf, self._priors_buf,
+                        self._rollout_tab, self.rollout is not None)
+
+    def result(self, ran: int, elapsed: float) -> SearchResult:
+        n = self._game.size
+        own = self._own_acc.reshape(n + 2, n + 2)[1:-1, 1:-1] / max(ran, 1)
+        return summarize_root(self.tree, self._color, n, ownership_black=own.copy(),
+                              simulations=ran, elapsed=elapsed, lam=1.0, komi=self._game.komi)
 
 
 __all__ = ["MctsConfig", "MctsSearch", "MoveStat", "SearchResult"]

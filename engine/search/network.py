@@ -21,7 +21,6 @@ Values enter the tree from black's view (`v_black`), the tree flips to each move
 """
 from __future__ import annotations
 
-import math
 import threading
 import time
 from dataclasses import dataclass
@@ -30,11 +29,11 @@ import numpy as np
 from numba import njit
 
 from engine import board as B
-from engine.coords import PASS, loc_to_pos
+from engine.features import extract
 from engine.playout import playout, seed as playout_seed
 from engine.rollout.policy import RolloutPolicy, policy_playout
 from engine.search import tree as T
-from engine.search.limits import simulations_left
+from engine.search.base import run
 from engine.search.priors import heuristic_priors
 from engine.search.result import SearchResult, summarize_root
 
@@ -210,8 +209,11 @@ class NetworkSearch:
 
     alphago: `policy` (SL policy evaluator, priors) and `value` (value evaluator), either may be
     None (heuristic priors; rollouts only); `rollout` is the fast rollout policy (None: the
-    heuristic playouts). zero: `policy` is the dual-head evaluator.
+    heuristic playouts). zero: `policy` is the dual-head evaluator. A `Search`.
     """
+
+    ownership = False   # only the AlphaGo search's rollouts give any (none at lambda 0, or Zero)
+    search = run
 
     def __init__(self, config: NetSearchConfig, policy=None, value=None,
                  policy_features: str = "alphago48", value_features: str = "alphago49",
@@ -225,7 +227,6 @@ class NetworkSearch:
         self.policy_features, self.value_features = policy_features, value_features
         self.tree = T.Tree(config.tree_capacity)
         self._rng = np.random.default_rng(seed)
-        self._pool = None
         self.eval_time = 0.0
         self.evaluations = 0
         playout_seed(int(self._rng.integers(2**31)))
@@ -236,7 +237,6 @@ class NetworkSearch:
 
     # ---- evaluation ---------------------------------------------------------------------------
     def _features(self, positions, name):
-        from engine.features import extract
         return np.stack([extract(p, name) for p in positions]).astype(np.float32)
 
     @staticmethod
@@ -316,16 +316,14 @@ class NetworkSearch:
         p = t.tf[T.F_P, kids.start:kids.stop]
         t.tf[T.F_P, kids.start:kids.stop] = (1 - cfg.dirichlet_eps) * p + cfg.dirichlet_eps * noise
 
-    # ---- the search loop ------------------------------------------------------------------------
-    def search(self, game, color, playouts: int | None = None, seconds: float | None = None,
-               stop=None, report=None, report_interval: float = 1.0,
-               visits: int | None = None) -> SearchResult:
-        """Search until `playouts` new simulations, or `visits` at the root counting those kept
-        from the reused tree (Leela Zero's -p and -v), or `seconds`, or `stop` is set."""
+    # ---- the steps of the run loop (engine.search.base.run) ----------------------------------
+    @property
+    def chunk(self) -> int:
+        return self.config.batch_size
+
+    def begin(self, game, color) -> None:
         cfg = self.config
-        self.tree.prepare_root(game, color)
         t = self.tree
-        n = game.size
         st0, meta0 = game.st.copy(), game.meta.copy()
         meta0[B.M_TOPLAY] = color
         a = st0.shape[1]
@@ -335,40 +333,21 @@ class NetworkSearch:
             root_hist[i] = row
         moves_buf = np.empty(a + 1, dtype=np.int32)
         priors_buf = np.empty(a + 1, dtype=np.float64)
-        path = np.empty(4 * a + 64, dtype=np.int64)
-        max_moves = int(cfg.max_moves_factor * n * n)
-        use_rollouts = cfg.mode == "alphago" and (cfg.lam > 0 or self.value is None)
-        use_value = (cfg.mode == "zero") or (self.value is not None and cfg.lam < 1)
-        lam = 1.0 if (cfg.mode == "alphago" and self.value is None) else (
+        self._game, self._color = game, color
+        self._root = (st0, meta0, root_hist, hist_len)
+        self._bufs = (np.empty(4 * a + 64, dtype=np.int64), moves_buf, priors_buf)
+        self._max_moves = int(cfg.max_moves_factor * game.size * game.size)
+        self._use_rollouts = cfg.mode == "alphago" and (cfg.lam > 0 or self.value is None)
+        self._use_value = (cfg.mode == "zero") or (self.value is not None and cfg.lam < 1)
+        self._lam = 1.0 if (cfg.mode == "alphago" and self.value is None) else (
             0.0 if cfg.mode == "zero" else cfg.lam)
         if t.ti[T.I_FIRST, t.root] < 0:
-            self._expand_root(game, color, st0, meta0, root_hist, hist_len, moves_buf, priors_buf)
-        self._prune_root(game, color)
+            self._expand_root(game, st0, meta0, root_hist, hist_len, moves_buf, priors_buf)
         self._add_root_noise()
         self._own_acc = np.zeros(a, dtype=np.float64)
         self._own_n = 0
-        start = time.monotonic()
-        last_report = start
-        ran = 0
-        bs = cfg.batch_size
-        while True:
-            left = simulations_left(int(t.ti[T.I_N, t.root]), ran, playouts, visits)
-            if left <= 0:
-                break
-            if seconds is not None and time.monotonic() - start >= seconds:
-                break
-            if stop is not None and stop.is_set():
-                break
-            want = min(bs, left)
-            ran += self._batch(game, want, st0, meta0, root_hist, hist_len, path, moves_buf,
-                               priors_buf, lam, use_rollouts, use_value, max_moves)
-            now = time.monotonic()
-            if report is not None and now - last_report >= report_interval:
-                last_report = now
-                report(self._result(game, color, ran, now - start, lam))
-        return self._result(game, color, ran, time.monotonic() - start, lam)
 
-    def _expand_root(self, game, color, st0, meta0, root_hist, hist_len, moves_buf, priors_buf):
+    def _expand_root(self, game, st0, meta0, root_hist, hist_len, moves_buf, priors_buf):
         pos = Position(st0.copy(), meta0.copy(), [root_hist[i].copy() for i in range(hist_len)],
                        game.size)
         need = np.array([True])
@@ -376,16 +355,14 @@ class NetworkSearch:
         self._expand(self.tree.root, st0, meta0, priors[0] if priors is not None else None,
                      moves_buf, priors_buf)
 
-    def _prune_root(self, game, color) -> None:
-        t = self.tree
-        for ch in t.children(t.root):
-            mv = int(t.ti[T.I_MOVE, ch])
-            if mv >= 0 and game.illegal_reason(color, mv) is not None:
-                t.ti[T.I_FLAGS, ch] |= T.PRUNED
-
-    def _batch(self, game, want, st0, meta0, root_hist, hist_len, path, moves_buf, priors_buf,
-               lam, use_rollouts, use_value, max_moves) -> int:
+    def step(self, want: int) -> int:
+        """One batch: `want` descents, one network call for their leaves (while the rollouts
+        run), then the backups."""
         cfg = self.config
+        game, lam = self._game, self._lam
+        use_rollouts, use_value = self._use_rollouts, self._use_value
+        st0, meta0, root_hist, hist_len = self._root
+        path, moves_buf, priors_buf = self._bufs
         t = self.tree
         a = st0.shape[1]
         paths, leaves, terminal_z = [], [], []
@@ -437,7 +414,7 @@ class NetworkSearch:
             worker.start()
         z = None
         if use_rollouts:
-            z = self._rollouts(sts[:m].copy(), metas[:m].copy(), m, game.komi, max_moves)
+            z = self._rollouts(sts[:m].copy(), metas[:m].copy(), m, game.komi, self._max_moves)
             self._own_n += m
         if worker is not None:
             worker.join()
@@ -487,55 +464,14 @@ class NetworkSearch:
     def __del__(self):
         self.close()  # a search dropped without close() does not leave its helpers waiting
 
-    def _result(self, game, color, ran, elapsed, lam) -> SearchResult:
+    def result(self, ran: int, elapsed: float) -> SearchResult:
+        game = self._game
         own = None
         if self._own_n > 0:  # rollout ownership (AlphaGo search); Zero has none
             n = game.size
             own = (self._own_acc.reshape(n + 2, n + 2)[1:-1, 1:-1] / self._own_n).copy()
-        return summarize_root(self.tree, color, game.size, ownership_black=own, simulations=ran,
-                              elapsed=elapsed, lam=lam, komi=game.komi)
+        return summarize_root(self.tree, self._color, game.size, ownership_black=own,
+                              simulations=ran, elapsed=elapsed, lam=self._lam, komi=game.komi)
 
 
-class PolicyPlayer:
-    """`--search policy`: the SL network's most probable legal move, no search (AlphaGo's
-    "SL policy alone", the human-like strength setting)."""
-
-    name = "policy"
-
-    def __init__(self, policy, features: str = "alphago48", temperature: float = 0.0, seed=None):
-        self.policy, self.features = policy, features
-        self.temperature = temperature  # 0 = argmax, else sample from p^(1/T)
-        self._rng = np.random.default_rng(seed)
-        self.config = None
-
-    def search(self, game, color, playouts=None, seconds=None, stop=None, report=None,
-               report_interval=1.0, visits=None) -> SearchResult:
-        from engine.features import extract
-        from engine.search.result import MoveStat
-        t0 = time.monotonic()
-        pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history), game.size)
-        pos.meta[B.M_TOPLAY] = color
-        pri = self.policy.evaluate(extract(pos, self.features)[None].astype(np.float32)).priors[0]
-        n = game.size
-        stats = []
-        for mv in game.legal_moves(color):
-            if B.is_eye(game.st, game.meta, mv, color):
-                continue
-            stats.append(MoveStat(move=mv, visits=0, winrate=0.5,
-                                  prior=float(pri[loc_to_pos(mv, n)]), lcb=0.0))
-        if not stats:
-            stats = [MoveStat(move=PASS, visits=1, winrate=0.5, prior=1.0, lcb=0.0)]
-        stats.sort(key=lambda s: s.prior, reverse=True)
-        if self.temperature > 0 and len(stats) > 1:
-            p = np.array([s.prior for s in stats]) ** (1.0 / self.temperature)
-            i = int(self._rng.choice(len(stats), p=p / p.sum()))
-            stats.insert(0, stats.pop(i))
-        for i, s in enumerate(stats):
-            s.order = i
-            s.visits = 1 if i == 0 else 0
-            s.pv = [s.move]
-        return SearchResult(color=color, moves=stats, root_visits=1, simulations=1,
-                            elapsed=time.monotonic() - t0)
-
-
-__all__ = ["NetSearchConfig", "NetworkSearch", "PolicyPlayer"]
+__all__ = ["NetSearchConfig", "NetworkSearch", "Position"]

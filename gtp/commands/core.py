@@ -3,10 +3,12 @@ from __future__ import annotations
 
 from importlib import metadata
 
+from engine.coords import GTP_COLUMNS, MAX_SIZE, MIN_SIZE, loc_to_rc
 from gtp import moves
-from gtp.server import GtpError, command
-from gtp.session import BLACK, COLOUR_NAMES, WHITE, Session, parse_colour, parse_float
-from engine.coords import MAX_SIZE, MIN_SIZE
+from gtp.protocol import BLACK, COLOUR_NAMES, WHITE, GtpError, parse_colour, parse_float, \
+    parse_vertex
+from gtp.server import command
+from gtp.session import Session
 
 
 @command("protocol_version", needs=None)
@@ -74,7 +76,7 @@ def komi(s: Session, args) -> str:
 @command("play", args=2, usage="play COLOR VERTEX")
 def play(s: Session, args) -> str:
     colour = parse_colour(args[0])
-    lc = s.vertex(args[1])
+    lc = parse_vertex(args[1], s.size)
     moves.play(s, colour, lc)
     return ""
 
@@ -102,7 +104,6 @@ def showboard(s: Session, args) -> str:
 
 def board_text(s: Session) -> str:
     """The board as text rows, A19 at the top left; X black, O white, last move in parentheses."""
-    from engine.coords import GTP_COLUMNS, loc_to_rc
     g = s.game
     n = g.size
     grid = g.board_colors()

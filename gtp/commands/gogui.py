@@ -20,9 +20,9 @@ import sys
 import threading
 
 from gtp import moves
-from gtp.protocol import quote
-from gtp.server import GtpError, command
-from gtp.session import Session, parse_colour
+from gtp.protocol import GtpError, parse_colour, quote
+from gtp.server import command
+from gtp.session import Session
 
 ANALYZE_COMMANDS = (
     "gfx/Best Moves/gogui-best_moves",

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from engine.rules import named_rules
 from gtp import moves, timekeeping
-from gtp.protocol import quote
-from gtp.server import GtpError, command
-from gtp.session import Session, parse_colour
+from gtp.protocol import GtpError, parse_colour, quote
+from gtp.server import command
+from gtp.session import Session
 
 # kgsGtp's four names (KataGo GTP_Extensions.md `kgs-rules`), plus the other names engine.rules knows.
 KGS_RULES = ("chinese", "japanese", "aga", "new_zealand")

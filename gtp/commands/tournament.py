@@ -4,10 +4,12 @@ from __future__ import annotations
 import os
 import time
 
+from engine.coords import all_locs, loc, loc_to_rc
 from gtp import moves, timekeeping
-from gtp.protocol import quote
-from gtp.server import GtpError, command
-from gtp.session import COLOUR_NAMES, Session, parse_colour, parse_float, parse_int
+from gtp.protocol import COLOUR_NAMES, GtpError, parse_colour, parse_float, parse_int, \
+    parse_vertex, quote
+from gtp.server import command
+from gtp.session import Session
 
 
 # ---- handicap ---------------------------------------------------------------------------------
@@ -48,7 +50,6 @@ def place_free_handicap(s: Session, args) -> str:
 
 def free_handicap_locs(s: Session, n: int) -> list[int]:
     """The fixed placement when it exists, then the points nearest the star points and centre."""
-    from engine.coords import all_locs, loc_to_rc
     g, size = s.game, s.size
     chosen: list[int] = []
     for k in range(min(n, 9), 1, -1):
@@ -73,7 +74,7 @@ def free_handicap_locs(s: Session, n: int) -> list[int]:
 
 @command("set_free_handicap", args=(1, None), usage="set_free_handicap VERTEX...")
 def set_free_handicap(s: Session, args) -> str:
-    locs = [s.vertex(a, allow_pass=False) for a in args]
+    locs = [parse_vertex(a, s.size, allow_pass=False) for a in args]
     _require_empty(s)
     if len(set(locs)) != len(locs):
         raise GtpError("repeated vertex")
@@ -107,9 +108,8 @@ def time_left(s: Session, args) -> str:
 
 @command("final_score", needs="player")
 def final_score(s: Session, args) -> str:
-    from engine.game import format_result
     dead = moves.final_status(s)["dead"]
-    return format_result(s.game.score(dead))
+    return s.loader.format_result(s.game.score(dead))
 
 
 @command("final_status_list", args=1, needs="player", usage="final_status_list dead|alive|seki")
@@ -123,7 +123,6 @@ def final_status_list(s: Session, args) -> str:
 
 def strings_of(s: Session, stones: set[int]) -> list[list[int]]:
     """The given stones grouped into strings (connected same-colour stones), in board order."""
-    from engine.coords import loc_to_rc, loc
     g, n = s.game, s.size
     seen: set[int] = set()
     out = []
@@ -151,11 +150,10 @@ def strings_of(s: Session, stones: set[int]) -> list[list[int]]:
 
 @command("loadsgf", args=(1, 2), usage="loadsgf FILE [MOVE_NUMBER]")
 def loadsgf(s: Session, args) -> str:
-    from gtp import sgfio
     until = parse_int(args[1], "move number") if len(args) > 1 else None
     if until is not None and until < 1:
         raise GtpError("syntax error: move number must be at least 1")
-    game, rules = sgfio.load(s, args[0], until)
+    game, rules = s.loader.load_sgf(s, args[0], until)
     s.game, s.size, s.rules = game, game.size, rules
     s.last_snapshot = None
     moves.game_over(s)
@@ -164,8 +162,7 @@ def loadsgf(s: Session, args) -> str:
 
 @command("printsgf", args=(0, 1), usage="printsgf [FILE]")
 def printsgf(s: Session, args) -> str:
-    from gtp import sgfio
-    data = sgfio.dump(s)
+    data = s.loader.dump_sgf(s)
     if args:
         try:
             with open(os.path.expanduser(args[0]), "wb") as f:

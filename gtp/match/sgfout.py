@@ -7,6 +7,8 @@ from typing import Sequence
 
 from engine.board import BLACK
 from engine.coords import PASS, loc_to_rc
+from sgf_tools.record import GameRecord
+from sgf_tools.writer import write_sgf
 
 _RULES_SGF = {"chinese": "Chinese", "tromp-taylor": "Tromp-Taylor", "aga": "AGA",
               "new_zealand": "NZ", "japanese": "Japanese", "korean": "Korean"}
@@ -17,8 +19,6 @@ def build_record(*, size: int, komi: float, handicap: Sequence[int],
                  result: str, comment: str = "", rules: str | None = None,
                  game_name: str | None = None, date: str | None = None):
     """A `sgf_tools.record.GameRecord` from Locs (engine.coords) and engine colours."""
-    from sgf_tools.record import GameRecord
-
     rec = GameRecord(
         size=size,
         komi=float(komi),
@@ -40,36 +40,6 @@ def build_record(*, size: int, komi: float, handicap: Sequence[int],
 
 def write_game_sgf(path: str | os.PathLike, **kwargs) -> None:
     """Write one game (see `build_record` for the arguments) to `path`."""
-    rec = build_record(**kwargs)
-    try:
-        from sgf_tools.writer import write_sgf
-    except ImportError:          # sgf_tools.writer not there: write the record with sgfmill
-        _write_with_sgfmill(rec, path)
-        return
-    data = write_sgf(rec)
+    data = write_sgf(build_record(**kwargs))
     with open(path, "wb") as f:
         f.write(data)
-
-
-def _write_with_sgfmill(rec, path) -> None:
-    from sgfmill import sgf
-
-    g = sgf.Sgf_game(size=rec.size)
-    root = g.get_root()
-    root.set("KM", rec.komi)
-    if rec.handicap:
-        root.set("HA", rec.handicap)
-        root.set_setup_stones(rec.setup_black, [])
-    for prop, value in (("PB", rec.black_player), ("PW", rec.white_player),
-                        ("RE", rec.result), ("RU", rec.rules), ("DT", rec.date),
-                        ("C", rec.comments.get(-1))):
-        if value:
-            root.set(prop, value)
-    n = rec.size
-    for i, (color, point) in enumerate(rec.moves):
-        node = g.extend_main_sequence()
-        node.set_move(color, None if point is None else (n - 1 - point[0], point[1]))
-        if i in rec.comments:
-            node.set("C", rec.comments[i])
-    with open(path, "wb") as f:
-        f.write(g.serialise())

@@ -1,0 +1,128 @@
+"""The one interface every search implements, and the one loop that runs them all.
+
+`mcts.MctsSearch` (heuristic priors and rollouts), `network.NetworkSearch` (AlphaGo and Zero) and
+`policy.PolicyPlayer` (the SL policy alone) implement `Search`. The Player, GTP, self-play and
+gating drive any of them the same way, through `run` (bound as each search's `search` method):
+
+    result = search.search(game, color, playouts=None, seconds=None, stop=None, report=None,
+                           report_interval=1.0, visits=None)
+
+`run` is the whole control flow of a search:
+
+1. tree reuse: `search.tree.prepare_root(game, color)` keeps the subtree below the moves played
+   since the previous search (a search without a tree skips this and step 3);
+2. `search.begin(game, color)` readies the root: buffers, children and their priors;
+3. root pruning: the kernels know only simple ko, so root moves that repeat an earlier position
+   (superko) are marked PRUNED;
+4. `search.step(count)` runs up to `count` simulations (`count` <= `search.chunk`) until a limit
+   is reached: `playouts` new simulations, `visits` at the root counting those kept from the
+   reused tree (Leela Zero's -p and -v, KataGo's maxPlayouts and maxVisits), `seconds`, `stop`
+   set, or a step that runs nothing (a search with nothing left to do, like the policy player);
+5. `search.result(ran, elapsed)` goes to `report` every `report_interval` seconds, and is what
+   `run` returns.
+
+Features are chosen by what a search declares, never by its class: `tree` (reuse, pruning, and
+so pondering), `ownership` (its results judge dead stones) and `config` (a frozen dataclass whose
+fields `Player.set_param` tunes by name).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Protocol
+
+from engine.search import tree as T
+from engine.search.result import SearchResult
+
+UNLIMITED = 1 << 62
+
+
+class Search(Protocol):
+    name: str            # what --search calls it: heuristic | alphago | zero | policy
+    config: Any          # frozen dataclass of the search's settings (Player.set_param replaces it)
+    tree: T.Tree | None  # the tree kept between moves; None: nothing to reuse, prune or ponder
+    ownership: bool      # True: every result's ownership_black averages the final positions of
+                         # all its simulations, fit to judge dead stones
+
+    @property
+    def chunk(self) -> int:
+        """Simulations per `step`: how often the clock, `stop` and `report` are looked at."""
+        ...
+
+    def begin(self, game, color: int) -> None:
+        """Ready the root for a search of `game` with `color` to play (after tree reuse)."""
+        ...
+
+    def step(self, count: int) -> int:
+        """Run up to `count` simulations; return how many ran (0: nothing left to do)."""
+        ...
+
+    def result(self, ran: int, elapsed: float) -> SearchResult:
+        """The root's statistics now, `ran` simulations and `elapsed` seconds into the search."""
+        ...
+
+    def search(self, game, color: int, playouts: int | None = None,
+               seconds: float | None = None, stop=None, report=None,
+               report_interval: float = 1.0, visits: int | None = None) -> SearchResult:
+        """`run(self, ...)`."""
+        ...
+
+
+def simulations_left(root_visits: int, ran: int, playouts: int | None, visits: int | None) -> int:
+    """The smaller of what `playouts` (new simulations this search) and `visits` (root visits
+    counting those kept from the reused tree) still allow; UNLIMITED when neither is set (time or
+    stop decides)."""
+    left = UNLIMITED
+    if playouts is not None:
+        left = min(left, playouts - ran)
+    if visits is not None:
+        left = min(left, visits - root_visits)
+    return left
+
+
+def prune_root(tree: T.Tree, game, color: int) -> None:
+    """Superko is not known to the kernels: mark root moves that repeat a position."""
+    for ch in tree.children(tree.root):
+        mv = int(tree.ti[T.I_MOVE, ch])
+        if mv >= 0 and game.illegal_reason(color, mv) is not None:
+            tree.ti[T.I_FLAGS, ch] |= T.PRUNED
+
+
+def root_visits(search: Search) -> int:
+    tree = search.tree
+    return 0 if tree is None else int(tree.ti[T.I_N, tree.root])
+
+
+def run(search: Search, game, color: int, playouts: int | None = None,
+        seconds: float | None = None, stop=None, report=None, report_interval: float = 1.0,
+        visits: int | None = None) -> SearchResult:
+    """Search the position of `game` with `color` to play until `playouts` new simulations, or
+    `visits` at the root counting those kept from the reused tree, or `seconds`, or `stop` is
+    set, or the search has nothing left to do. `report(SearchResult)` every `report_interval`."""
+    if search.tree is not None:
+        search.tree.prepare_root(game, color)
+    search.begin(game, color)
+    if search.tree is not None:
+        prune_root(search.tree, game, color)
+    start = time.monotonic()
+    last_report = start
+    ran = 0
+    while True:
+        left = simulations_left(root_visits(search), ran, playouts, visits)
+        if left <= 0:
+            break
+        if seconds is not None and time.monotonic() - start >= seconds:
+            break
+        if stop is not None and stop.is_set():
+            break
+        done = search.step(min(search.chunk, left))
+        if done == 0:
+            break
+        ran += done
+        now = time.monotonic()
+        if report is not None and now - last_report >= report_interval:
+            last_report = now
+            report(search.result(ran, now - start))
+    return search.result(ran, time.monotonic() - start)
+
+
+__all__ = ["Search", "UNLIMITED", "prune_root", "run", "simulations_left"]

@@ -1,0 +1,103 @@
+"""What the command line decides (`EngineConfig`), and what each search needs to be built.
+
+Pure Python and cheap to import: `gtp.main` checks the command line with it before anything is
+loaded. `check_search(config)` only looks modules up (no import), so that `engine-gtp --search
+zero` fails at once with a clear message when that search or its model is missing.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Everything the command line decides; built once by gtp.main."""
+    size: int = 19                    # initial board size
+    komi: float = 7.5                 # initial komi
+    rules: str = "chinese"            # a name of engine.rules.NAMED_RULES
+    search: str = "heuristic"         # heuristic | alphago | zero | policy
+    model_dir: str | None = None      # where the ONNX files are (None: the bundled ones)
+    playouts: int | None = None       # new simulations per move (None: the player's default)
+    visits: int | None = None         # root visits per move, reused tree included
+    time_per_move: float | None = None  # seconds per move when no clock is set
+    threads: int | None = None        # search threads
+    resign_threshold: float | None = None  # resign below this winrate (0 disables)
+    seed: int | None = None
+    name: str = "goengine"
+    rollout: str = "auto"             # auto | policy | heuristic (playouts of the MCTS)
+    lam: float | None = None          # AlphaGo lambda (None: NetSearchConfig's default)
+    c_puct: float | None = None
+    n_thr: int | None = None
+    batch_size: int | None = None
+    policy_temperature: float | None = None
+    rollout_threads: int | None = None
+    lag_margin: float | None = None   # TimeConfig.lag_margin
+    ponder: bool = False              # search on the opponent's time (keeps the tree)
+    auto_search: bool = False         # --search auto chose the search: other sizes fall back to
+                                      # the heuristic MCTS instead of being refused
+
+
+# --search NAME -> the modules it needs (all must exist).
+SEARCH_MODULES = {
+    "heuristic": ("engine.search.mcts",),
+    "alphago": ("engine.search.network", "models.onnx_evaluator"),
+    "zero": ("engine.search.network", "models.onnx_evaluator"),
+    "policy": ("engine.search.policy", "models.onnx_evaluator"),
+}
+# --search NAME -> the model kinds it loads: (kind, required)
+SEARCH_MODELS = {
+    "heuristic": (),
+    # the value network is optional: without it the leaf value is the rollouts' (lambda = 1)
+    "alphago": (("policy", True), ("value", False)),
+    "zero": (("zero", True),),
+    "policy": (("policy", True),),
+}
+
+
+def resolve_auto_search(config: EngineConfig) -> EngineConfig:
+    """--search auto: the AlphaGo search when its models are there, else the heuristic MCTS."""
+    have = all(os.path.isfile(model_path(config, kind))
+               for kind, required in SEARCH_MODELS["alphago"] if required)
+    return replace(config, search="alphago" if have else "heuristic", auto_search=True)
+
+
+def check_search(config: EngineConfig) -> str | None:
+    """None when the search can be built, else why not."""
+    missing = []
+    for name in SEARCH_MODULES[config.search]:
+        try:
+            if importlib.util.find_spec(name) is None:
+                missing.append(name)
+        except ModuleNotFoundError:
+            missing.append(name)
+    if missing:
+        return (f"--search {config.search} is not available in this installation "
+                f"(missing {', '.join(missing)})")
+    if config.search != "heuristic" and config.model_dir and not os.path.isdir(config.model_dir):
+        return f"--model-dir {config.model_dir!r} is not a directory"
+    for kind, required in SEARCH_MODELS[config.search]:
+        path = model_path(config, kind)
+        if required and not os.path.isfile(path):
+            where = f"--model-dir {config.model_dir}" if config.model_dir else "the bundled models"
+            return f"--search {config.search} needs a {kind} model: no {path} in {where}"
+    return None
+
+
+# models.store.DEFAULT_FILES, repeated: importing `models` pulls in numba (models.metadata reads
+# engine.features), which must not delay the first answers. tests/test_gtp_units.py compares them.
+MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onnx",
+               "rollout": "rollout.npz"}
+
+
+def bundled_dir() -> str:
+    """models/bundled, found without importing the package."""
+    spec = importlib.util.find_spec("models")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return os.path.join(locations[0] if locations else "models", "bundled")
+
+
+def model_path(config: EngineConfig, kind: str) -> str:
+    """<model-dir>/<kind>.onnx, or the bundled model of that kind."""
+    return os.path.join(config.model_dir or bundled_dir(), MODEL_FILES[kind])
