@@ -520,6 +520,48 @@ class TimeManager:
     def _lag(self, per_move: float) -> float:
         return max(self.config.lag_margin, self.config.lag_fraction * per_move)
 
+    def _absolute(self, s: ColorClock, m: int, n: int, M: float) -> tuple[float, float, float]:
+        lag = self._lag(0.0)
+        usable = max(0.0, s.main_left - lag * (M + self.config.reserve_moves))
+        return self._share(usable, m, n, M), usable, s.main_left
+
+    def _fischer(self, clock: Clock, s: ColorClock, m: int, n: int, M: float) -> tuple[float, float, float]:
+        cfg = self.config
+        inc = clock.increment
+        lag = self._lag(inc)
+        reserve = lag * (M + cfg.reserve_moves)
+        total = max(0.0, s.main_left - reserve) + M * inc * cfg.increment_fraction
+        share = self._share(total, m, n, M)
+        safe = max(0.0, s.main_left - lag)
+        avail = s.main_left
+        if clock.main_time_cap is not None:
+            # increment that the cap would throw away is free thinking time
+            share = max(share, s.main_left + inc - clock.main_time_cap)
+        if clock.max_time_per_move is not None:
+            safe = min(safe, max(0.0, clock.max_time_per_move - lag))
+            avail = min(avail, clock.max_time_per_move)
+        return share, safe, avail
+
+    def _overtime(self, clock: Clock, s: ColorClock, m: int, n: int, M: float) -> tuple[float, float, float]:
+        """byoyomi, canadian, simple: main time, then `unit` seconds a move (a byo-yomi period, a
+        Canadian period per stone)."""
+        unit = clock.period_time if clock.system == "byoyomi" else clock.period_time / clock.stones
+        lag = self._lag(unit)
+        per = max(0.0, unit - lag)
+        if s.in_overtime and clock.system == "byoyomi":
+            share = max(0.0, min(s.period_left, clock.period_time) - lag)
+            return share, share, s.period_left
+        if s.in_overtime:
+            k = max(1, s.stones_left)
+            share = max(0.0, s.period_left / k - lag)
+            # may borrow up to half of the later stones' shares
+            safe = max(share, s.period_left - k * lag - (k - 1) * 0.5 * s.period_left / k)
+            return share, safe, (s.period_left / k if k > 1 else s.period_left)
+        if s.main_left <= lag:
+            return per, per, s.main_left + unit
+        # overtime gives `per` seconds to every later move; main time is the extra
+        return self._share(s.main_left - lag + M * per, m, n, M), s.main_left + per, s.main_left + unit
+
     def _plan(self, clock: Clock | None, color: int, m: int, n: int) -> _Plan:
         cfg = self.config
         if clock is None or clock.system == "none":
@@ -530,62 +572,14 @@ class TimeManager:
 
         s = clock.state(color)
         M = self.moves_left(m, n)
-        sysname = clock.system
         # share: what the time plan gives this move; safe: the most this move can take and leave the
         # plan sound; avail: the time before losing on time (or a byo-yomi period), lag not counted.
-        if sysname == "absolute":
-            lag = self._lag(0.0)
-            reserve = lag * (M + cfg.reserve_moves)
-            usable = max(0.0, s.main_left - reserve)
-            share = self._share(usable, m, n, M)
-            safe = usable
-            avail = s.main_left
-        elif sysname == "fischer":
-            inc = clock.increment
-            lag = self._lag(inc)
-            reserve = lag * (M + cfg.reserve_moves)
-            total = max(0.0, s.main_left - reserve) + M * inc * cfg.increment_fraction
-            share = self._share(total, m, n, M)
-            safe = max(0.0, s.main_left - lag)
-            if clock.main_time_cap is not None:
-                # increment that the cap would throw away is free thinking time
-                share = max(share, s.main_left + inc - clock.main_time_cap)
-            if clock.max_time_per_move is not None:
-                safe = min(safe, max(0.0, clock.max_time_per_move - lag))
-            avail = s.main_left
-            if clock.max_time_per_move is not None:
-                avail = min(avail, clock.max_time_per_move)
-        elif sysname == "byoyomi":
-            lag = self._lag(clock.period_time)
-            per = max(0.0, clock.period_time - lag)
-            if s.in_overtime:
-                share = safe = max(0.0, min(s.period_left, clock.period_time) - lag)
-                avail = s.period_left
-            elif s.main_left <= lag:
-                share = safe = per
-                avail = s.main_left + clock.period_time
-            else:
-                # overtime gives `per` seconds to every later move; main time is the extra
-                share = self._share(s.main_left - lag + M * per, m, n, M)
-                safe = s.main_left + per
-                avail = s.main_left + clock.period_time
-        else:  # canadian, simple
-            per_stone = clock.period_time / clock.stones
-            lag = self._lag(per_stone)
-            per = max(0.0, per_stone - lag)
-            if s.in_overtime:
-                k = max(1, s.stones_left)
-                share = max(0.0, s.period_left / k - lag)
-                # may borrow up to half of the later stones' shares
-                safe = max(share, s.period_left - k * lag - (k - 1) * 0.5 * s.period_left / k)
-                avail = s.period_left / k if k > 1 else s.period_left
-            elif s.main_left <= lag:
-                share = safe = per
-                avail = s.main_left + per_stone
-            else:
-                share = self._share(s.main_left - lag + M * per, m, n, M)
-                safe = s.main_left + per
-                avail = s.main_left + per_stone
+        if clock.system == "absolute":
+            share, safe, avail = self._absolute(s, m, n, M)
+        elif clock.system == "fischer":
+            share, safe, avail = self._fischer(clock, s, m, n, M)
+        else:
+            share, safe, avail = self._overtime(clock, s, m, n, M)
 
         if s.flagged:
             share = safe = 0.0

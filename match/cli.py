@@ -62,6 +62,28 @@ def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> t
     return clock, True if time_forfeit is None else time_forfeit
 
 
+def _prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
+                     csv_path: str | None) -> tuple[str, str]:
+    """Make the SGF dir (emptied of an earlier match's games with --overwrite); the results files,
+    by default in it."""
+    old = sorted(d.glob("game-*.sgf")) if d.is_dir() else []
+    if old and not overwrite:
+        raise click.UsageError(f"{d} already holds {len(old)} games of an earlier "
+                               "match; pass --overwrite or choose another --sgf-dir")
+    d.mkdir(parents=True, exist_ok=True)
+    for f in old:
+        f.unlink()
+    if jsonl_path is None:
+        jsonl_path = str(d / "results.jsonl")
+        if overwrite:
+            Path(jsonl_path).unlink(missing_ok=True)
+    if csv_path is None:
+        csv_path = str(d / "results.csv")
+        if overwrite:
+            Path(csv_path).unlink(missing_ok=True)
+    return jsonl_path, csv_path
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
 @click.option("--a", "--black-cmd", "cmd_a", required=True, metavar="CMD",
               help="Command line of engine A (black in game 1), e.g. \"gnugo --mode gtp\".")
@@ -135,22 +157,7 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
         referee_argv = _split_command(referee, "'--referee'")
 
     if sgf_dir:
-        d = Path(sgf_dir)
-        old = sorted(d.glob("game-*.sgf")) if d.is_dir() else []
-        if old and not overwrite:
-            raise click.UsageError(f"{sgf_dir} already holds {len(old)} games of an earlier "
-                                   "match; pass --overwrite or choose another --sgf-dir")
-        d.mkdir(parents=True, exist_ok=True)
-        for f in old:
-            f.unlink()
-        if jsonl_path is None:
-            jsonl_path = str(d / "results.jsonl")
-            if overwrite:
-                Path(jsonl_path).unlink(missing_ok=True)
-        if csv_path is None:
-            csv_path = str(d / "results.csv")
-            if overwrite:
-                Path(csv_path).unlink(missing_ok=True)
+        jsonl_path, csv_path = _prepare_sgf_dir(Path(sgf_dir), overwrite, jsonl_path, csv_path)
 
     try:
         cfg = MatchConfig(
