@@ -52,7 +52,7 @@ SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer", "simple")
 _MAX_TIME = 1e9
 # A reported time left may be slightly negative (clock drift corrections of controllers); KataGo
 # tolerates > -10.
-MIN_TIME_LEFT = -10.0
+_MIN_TIME_LEFT = -10.0
 
 
 def _color_index(color: int) -> int:
@@ -240,17 +240,13 @@ class Clock:
         """A copy of one colour's clock."""
         return replace(self._state[_color_index(color)])
 
-    @property
-    def unlimited(self) -> bool:
-        return self.system == "none"
-
     def update(self, color: int, time_left: float, stones_or_periods: int) -> None:
         """A report of `color`'s clock (GTP `time_left COLOR T N`): N == 0 in main time; in overtime N is
         periods left (byoyomi) or stones left in the period (canadian). Slightly negative T (down to
         -10 s) is read as 0."""
         c = _color_index(color)
         t = _time(time_left, "time left", allow_negative=True)
-        if t < MIN_TIME_LEFT:
+        if t < _MIN_TIME_LEFT:
             raise ValueError(f"time left: invalid time {time_left!r}")
         t = max(0.0, t)
         n = _count(stones_or_periods, "stones")
