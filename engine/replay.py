@@ -1,5 +1,5 @@
 """Replaying a game record into a Game: the one conversion used by `loadsgf`, training and
-the match referee.
+the match referee; and back (`record_fields`), for `printsgf` and the referee's SGF files.
 
 A record is anything with the fields of `sgf_tools.GameRecord` (engine does not import sgf_tools):
 `size`, `komi` (None = unknown), `setup_black`, `setup_white` ((row, col) lists, row 0 at the
@@ -11,11 +11,12 @@ from typing import Iterator
 
 from engine import board as B
 from engine.board import BLACK, WHITE
-from engine.coords import PASS, loc
+from engine.coords import PASS, loc, loc_to_rc
 from engine.game import Game, IllegalMove
 from engine.rules import Rules
 
 COLORS = {"b": BLACK, "w": WHITE}
+_LETTERS = {BLACK: "b", WHITE: "w"}
 
 
 class ReplayError(ValueError):
@@ -87,3 +88,16 @@ def positions(record, rules: Rules | None = None) -> Iterator[tuple[Game, int, i
             game.play(color, lc)
         except IllegalMove as e:
             raise ReplayError(f"illegal move ({e.reason})", i + 1) from e
+
+
+def record_fields(game: Game) -> dict:
+    """The record fields of a game (the inverse of `replay`): `size`, `komi`, `handicap`,
+    `setup_black` (the handicap stones) and `moves`, as `sgf_tools.GameRecord(**fields)` takes them."""
+    n = game.size
+
+    def point(lc: int) -> tuple[int, int] | None:
+        return None if lc == PASS else loc_to_rc(lc, n)
+
+    return {"size": n, "komi": game.komi, "handicap": len(game.handicap),
+            "setup_black": [point(lc) for lc in game.handicap],
+            "moves": [(_LETTERS[color], point(lc)) for color, lc in game.history]}

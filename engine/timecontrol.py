@@ -1,14 +1,15 @@
 """Clocks and time management.
 
 `Clock` holds a time system (its settings) and, per colour, the state of that colour's clock: what the
-controller last said with `time_left`, advanced by our own measured thinking time plus an assumed lag
-(`Clock.spend`, `TimeManager.charge`) for controllers that never send `time_left`.
+controller last reported (`Clock.update`), advanced by our own measured thinking time plus an assumed lag
+(`Clock.spend`, `TimeManager.charge`) for controllers that never report. A referee (`engine-match`)
+keeps the players' clocks with the same `Clock`, charging the measured time and tolerating a lag.
 
 `TimeManager(config).budget(clock, game)` (or `budget(clock, color, move_number, board_size)`) gives the
 seconds to think on the next move; `hard_limit(...)` the most the search may extend to before it must
 answer. Both always keep a lag margin and never plan to use more than the clock has left.
 
-Time systems (`Clock.system`) and what `time_left COLOR T N` means in each:
+Time systems (`Clock.system`) and what a report `update(color, T, N)` means in each:
 
 | system   | settings                                   | N == 0            | N > 0                              |
 |----------|--------------------------------------------|-------------------|------------------------------------|
@@ -19,15 +20,8 @@ Time systems (`Clock.system`) and what `time_left COLOR T N` means in each:
 | fischer  | main + increment per move (optional caps)  | T = main left     | (ignored, treated as 0)            |
 | simple   | period seconds for every move              | T left for move   | T left for move                    |
 
-How the GTP commands map (GTP 2 section 4.2 and KataGo's GTP extensions):
-  * `time_settings M T S`: S == 0 and T > 0 means no time limit; S == 0 and T == 0 is absolute; otherwise
-    Canadian (stones). So the plain-GTP byo-yomi fallback of gtp2ogs (`time_settings 720 30 1`) is a
-    Canadian clock of one stone per period, and `time_settings 0 30 1` is simple time.
-  * `kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S`: for byoyomi the N of
-    `time_left` counts periods (P == 0 means absolute); Canadian with S == 0 follows time_settings.
-  * `kata-time_settings`: the kgs kinds plus `fischer M INC` and `fischer-capped M INC CAP MAXMOVE`
-    (a negative CAP or MAXMOVE means no such limit); floats allowed everywhere.
-A Canadian or byo-yomi clock with no main time and one stone (or one period) is `simple`.
+A Canadian or byo-yomi clock with no main time and one stone (or one period) is `simple`; byo-yomi with
+no periods is `absolute`. Reading the GTP time commands into a Clock is `gtp/timekeeping.py`'s job.
 
 Only the standard library is used.
 """
@@ -36,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "SYSTEMS",
@@ -46,7 +40,6 @@ __all__ = [
     "ColorClock",
     "TimeConfig",
     "TimeManager",
-    "kata_list_time_settings",
     "Stopwatch",
 ]
 
@@ -55,37 +48,27 @@ WHITE = 2
 
 SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer", "simple")
 
-_KGS_KINDS = ("none", "absolute", "byoyomi", "canadian")
-_KATA_KINDS = ("none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped")
-
 # Same bound as KataGo's MAX_USER_INPUT_TIME order of magnitude: anything above is a typo or an overflow.
 _MAX_TIME = 1e9
-# time_left may be slightly negative (clock drift corrections of controllers); KataGo tolerates > -10.
+# A reported time left may be slightly negative (clock drift corrections of controllers); KataGo
+# tolerates > -10.
 _MIN_TIME_LEFT = -10.0
 
 
-def kata_list_time_settings() -> list[str]:
-    """Reply of `kata-list_time_settings`: the kinds `Clock.from_kata` accepts."""
-    return list(_KATA_KINDS)
-
-
-def _color_index(color: Any) -> int:
-    if isinstance(color, str):
-        c = color.strip().lower()
-        if c in ("b", "black"):
-            return BLACK
-        if c in ("w", "white"):
-            return WHITE
-    elif isinstance(color, int) and not isinstance(color, bool) and color in (BLACK, WHITE):
+def _color_index(color: int) -> int:
+    if isinstance(color, int) and not isinstance(color, bool) and color in (BLACK, WHITE):
         return int(color)
     raise ValueError(f"invalid color {color!r}")
 
 
-def _time(value: Any, what: str, allow_negative: bool = False) -> float:
-    try:
-        t = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what}: expected a number of seconds, got {value!r}") from None
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _time(value: float, what: str, allow_negative: bool = False) -> float:
+    if not _is_number(value):
+        raise ValueError(f"{what}: expected a number of seconds, got {value!r}")
+    t = float(value)
     if not math.isfinite(t) or t > _MAX_TIME:
         raise ValueError(f"{what}: invalid time {value!r}")
     if t < 0 and not allow_negative:
@@ -93,29 +76,22 @@ def _time(value: Any, what: str, allow_negative: bool = False) -> float:
     return t
 
 
-def _count(value: Any, what: str) -> int:
-    if isinstance(value, bool):
+def _count(value: int, what: str) -> int:
+    if not _is_number(value) or not float(value).is_integer():
         raise ValueError(f"{what}: expected a non-negative integer, got {value!r}")
-    if isinstance(value, int):
-        n = value
-    elif isinstance(value, float):
-        if not value.is_integer():
-            raise ValueError(f"{what}: expected a non-negative integer, got {value!r}")
-        n = int(value)
-    else:
-        try:
-            n = int(str(value).strip())
-        except ValueError:
-            raise ValueError(f"{what}: expected a non-negative integer, got {value!r}") from None
+    n = int(value)
     if n < 0 or n > 100000:
         raise ValueError(f"{what}: out of range: {value!r}")
     return n
 
 
-def _tokens(args: str | Iterable[Any]) -> list[str]:
-    if isinstance(args, str):
-        return args.split()
-    return [str(a) for a in args]
+def _take(s: "ColorClock", t: float) -> float:
+    """Take `t` seconds off the main time; the overrun beyond it (the main time stops at 0)."""
+    s.main_left -= t
+    if s.main_left >= 0:
+        return 0.0
+    over, s.main_left = -s.main_left, 0.0
+    return over
 
 
 @dataclass
@@ -127,8 +103,8 @@ class ColorClock:
     period_left:  seconds left in the current overtime period (a full period before overtime starts).
     periods_left: byoyomi periods left, the current one included (1 for the other systems).
     stones_left:  canadian stones still to play in the current period (1 for byoyomi and simple).
-    flagged:      this colour has lost on time (only `spend` sets it; `time_left` clears it).
-    reported:     the state comes from `time_left` (True) rather than only from settings and `spend`.
+    flagged:      this colour has lost on time (only `spend` sets it; `update` clears it).
+    reported:     the state comes from a report (`update`) rather than only from settings and `spend`.
     """
 
     main_left: float = 0.0
@@ -141,11 +117,11 @@ class ColorClock:
 
 
 class Clock:
-    """A time system and both colours' clocks. Build it with a named constructor or a `from_*` parser."""
+    """A time system and both colours' clocks. Build it with a named constructor (`Clock.byoyomi(...)`)."""
 
     # Seconds `spend` adds to each measured move by default: the server also counts the transmission
-    # lag, which the engine cannot measure. Without it a controller that never sends time_left would
-    # let our estimate drift above the real clock (a Canadian period can then run out).
+    # lag, which the engine cannot measure. Without it a controller that never reports the time left
+    # would let our estimate drift above the real clock (a Canadian period can then run out).
     assumed_lag: float = 1.0
 
     def __init__(
@@ -219,12 +195,9 @@ class Clock:
 
     @classmethod
     def canadian(cls, main_time: float, period_time: float, stones: int) -> "Clock":
-        """Canadian overtime. `stones == 0` follows GTP: no limit if period_time > 0, else absolute."""
-        stones = _count(stones, "stones")
-        period_time = _time(period_time, "period time")
-        if stones == 0:
-            return cls.none() if period_time > 0 else cls.absolute(main_time)
-        if _time(main_time, "main time") == 0 and stones == 1 and period_time > 0:
+        """Canadian overtime: `period_time` seconds for every `stones` stones (at least one)."""
+        one_stone = _count(stones, "stones") == 1
+        if _time(main_time, "main time") == 0 and one_stone and _time(period_time, "period time") > 0:
             return cls.simple(period_time)
         return cls("canadian", main_time=main_time, period_time=period_time, stones=stones)
 
@@ -248,55 +221,6 @@ class Clock:
     def simple(cls, time_per_move: float) -> "Clock":
         return cls("simple", period_time=time_per_move)
 
-    @classmethod
-    def from_time_settings(cls, main_time: Any, byo_yomi_time: Any, byo_yomi_stones: Any) -> "Clock":
-        """GTP `time_settings`: Canadian; stones 0 means absolute (time 0) or no limit (time > 0)."""
-        return cls.canadian(
-            _time(main_time, "main time"),
-            _time(byo_yomi_time, "byo-yomi time"),
-            _count(byo_yomi_stones, "byo-yomi stones"),
-        )
-
-    @classmethod
-    def from_kgs(cls, args: str | Iterable[Any]) -> "Clock":
-        """`kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S` (args after the command)."""
-        return cls._from_kind(_tokens(args), _KGS_KINDS, "kgs-time_settings")
-
-    @classmethod
-    def from_kata(cls, args: str | Iterable[Any]) -> "Clock":
-        """`kata-time_settings`: the kgs kinds plus `fischer M INC` and `fischer-capped M INC CAP MAXMOVE`."""
-        return cls._from_kind(_tokens(args), _KATA_KINDS, "kata-time_settings")
-
-    @classmethod
-    def _from_kind(cls, toks: list[str], kinds: Sequence[str], command: str) -> "Clock":
-        if not toks:
-            raise ValueError(f"{command}: expected one of {', '.join(kinds)}")
-        kind = toks[0].lower()
-        if kind not in kinds:
-            raise ValueError(f"{command}: expected one of {', '.join(kinds)}, got {toks[0]!r}")
-        nargs = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3, "fischer": 2, "fischer-capped": 4}[kind]
-        if len(toks) != nargs + 1:
-            raise ValueError(f"{command} {kind}: expected {nargs} argument(s), got {len(toks) - 1}")
-        a = toks[1:]
-        if kind == "none":
-            return cls.none()
-        if kind == "absolute":
-            return cls.absolute(_time(a[0], "main time"))
-        if kind == "byoyomi":
-            return cls.byoyomi(_time(a[0], "main time"), _time(a[1], "period time"), _count(a[2], "periods"))
-        if kind == "canadian":
-            return cls.canadian(_time(a[0], "main time"), _time(a[1], "period time"), _count(a[2], "stones"))
-        if kind == "fischer":
-            return cls.fischer(_time(a[0], "main time"), _time(a[1], "increment"))
-        cap = _time(a[2], "main time limit", allow_negative=True)
-        per_move = _time(a[3], "max time per move", allow_negative=True)
-        return cls.fischer(
-            _time(a[0], "main time"),
-            _time(a[1], "increment"),
-            None if cap < 0 else cap,
-            None if per_move < 0 else per_move,
-        )
-
     # ---------------------------------------------------------------- state
     def _fresh(self) -> ColorClock:
         overtime = self.system == "simple" or (self.system in ("byoyomi", "canadian") and self.main_time <= 0)
@@ -312,17 +236,14 @@ class Clock:
         """Both clocks back to the start of a game (e.g. on `clear_board`)."""
         self._state = {BLACK: self._fresh(), WHITE: self._fresh()}
 
-    def state(self, color: Any) -> ColorClock:
+    def state(self, color: int) -> ColorClock:
         """A copy of one colour's clock."""
         return replace(self._state[_color_index(color)])
 
-    @property
-    def unlimited(self) -> bool:
-        return self.system == "none"
-
-    def update(self, color: Any, time_left: Any, stones_or_periods: Any) -> None:
-        """GTP `time_left COLOR T N`: N == 0 in main time; in overtime N is periods left (byoyomi) or
-        stones left in the period (canadian). Slightly negative T (down to -10 s) is read as 0."""
+    def update(self, color: int, time_left: float, stones_or_periods: int) -> None:
+        """A report of `color`'s clock (GTP `time_left COLOR T N`): N == 0 in main time; in overtime N is
+        periods left (byoyomi) or stones left in the period (canadian). Slightly negative T (down to
+        -10 s) is read as 0."""
         c = _color_index(color)
         t = _time(time_left, "time left", allow_negative=True)
         if t < _MIN_TIME_LEFT:
@@ -361,69 +282,82 @@ class Clock:
                 s.stones_left = min(n, self.stones) if n > 0 else self.stones
         self._state[c] = s
 
-    def spend(self, color: Any, seconds: float, lag: float | None = None) -> None:
+    def spend(self, color: int, seconds: float, lag: float | None = None, tolerance: float = 0.0) -> float:
         """Charge `seconds` of thinking plus `lag` (default `assumed_lag`) to `color` and advance its
         clock as a server would: main time first, then byo-yomi periods (a period is lost only when used
         up; it resets after each move), Canadian stones (the period resets after its last stone), Fischer
-        increment (and cap). The next `time_left` replaces this estimate."""
-        c = _color_index(color)
-        s = self._state[c]
+        increment (and cap). The next `update` replaces this estimate.
+
+        Returns the overrun: the seconds the move took beyond what the clock allowed (0.0 in time).
+        An overrun above `tolerance` flags the colour (lost on time); a smaller one is forgiven, as a
+        referee forgives transmission lag, and the clock goes on from zero as after a move in time."""
+        s = self._state[_color_index(color)]
         t = max(0.0, float(seconds)) + max(0.0, float(self.assumed_lag if lag is None else lag))
         s.reported = False
-        sysname = self.system
-        if sysname == "none" or s.flagged:
-            return
-        if sysname == "absolute":
-            s.main_left -= t
-            if s.main_left < 0:
-                s.main_left = 0.0
-                s.flagged = True
-            return
-        if sysname == "fischer":
-            if self.max_time_per_move is not None and t > self.max_time_per_move:
-                s.flagged = True
-            s.main_left -= t
-            if s.main_left < 0:
-                s.main_left = 0.0
-                s.flagged = True
-                return
-            s.main_left += self.increment
-            if self.main_time_cap is not None:
-                s.main_left = min(s.main_left, self.main_time_cap)
-            return
-        # byoyomi, canadian, simple
+        if self.system == "none" or s.flagged:
+            return 0.0
+        if self.system == "absolute":
+            over = _take(s, t)
+            s.flagged = over > tolerance
+            return over
+        if self.system == "fischer":
+            return self._spend_fischer(s, t, tolerance)
         if not s.in_overtime:
             if t <= s.main_left:
                 s.main_left -= t
-                return
+                return 0.0
             t -= s.main_left
             s.main_left = 0.0
             s.in_overtime = True
             s.period_left = self.period_time
             s.periods_left = self.periods
             s.stones_left = self.stones
-        if sysname == "byoyomi":
-            while t >= s.period_left:
-                t -= s.period_left
-                s.periods_left -= 1
-                if s.periods_left <= 0:
-                    s.periods_left = 0
-                    s.period_left = 0.0
-                    s.flagged = True
-                    return
-                s.period_left = self.period_time
-            s.period_left = self.period_time  # moved within the period: it starts afresh
-            return
-        # canadian and simple
-        s.period_left -= t
-        if s.period_left < 0:
-            s.period_left = 0.0
+        if self.system == "byoyomi":
+            return self._spend_periods(s, t, tolerance)
+        return self._spend_stones(s, t, tolerance)
+
+    def _spend_fischer(self, s: ColorClock, t: float, tolerance: float) -> float:
+        over = 0.0 if self.max_time_per_move is None else max(0.0, t - self.max_time_per_move)
+        over = max(over, _take(s, t))
+        if over > tolerance:
             s.flagged = True
-            return
+            return over
+        s.main_left += self.increment
+        if self.main_time_cap is not None:
+            s.main_left = min(s.main_left, self.main_time_cap)
+        return over
+
+    def _spend_periods(self, s: ColorClock, t: float, tolerance: float) -> float:
+        """Byo-yomi overtime: every period used up is lost; using all of the last one loses the game."""
+        while t >= s.period_left:
+            if s.periods_left <= 1:
+                over = t - s.period_left
+                if t >= s.period_left + tolerance:
+                    s.periods_left, s.period_left, s.flagged = 0, 0.0, True
+                    return over
+                break
+            t -= s.period_left
+            s.periods_left -= 1
+            s.period_left = self.period_time
+        else:
+            over = 0.0
+        s.period_left = self.period_time  # moved within the period: it starts afresh
+        return over
+
+    def _spend_stones(self, s: ColorClock, t: float, tolerance: float) -> float:
+        """Canadian (and simple) overtime: the period resets after its last stone."""
+        s.period_left -= t
+        over = max(0.0, -s.period_left)
+        if over > 0:
+            s.period_left = 0.0
+            if over > tolerance:
+                s.flagged = True
+                return over
         s.stones_left -= 1
         if s.stones_left <= 0:
             s.stones_left = self.stones
             s.period_left = self.period_time
+        return over
 
     def describe(self) -> str:
         if self.system == "none":
@@ -557,10 +491,10 @@ class TimeManager:
         p = self._plan(clock, *self._args(color_or_game, move_number, board_size))
         return p.budget, p.hard
 
-    def charge(self, clock: Clock | None, color: Any, elapsed: float) -> None:
+    def charge(self, clock: Clock | None, color: int, elapsed: float) -> None:
         """Advance our own model of `color`'s clock after a move that took `elapsed` seconds as measured
         by the engine. The server also counts the transmission lag, which the engine cannot measure, so
-        `lag_margin` is charged on top (conservative). The next `time_left` replaces the estimate."""
+        `lag_margin` is charged on top (conservative). The next `update` replaces the estimate."""
         if clock is not None:
             clock.spend(color, elapsed, lag=self.config.lag_margin)
 
@@ -582,6 +516,48 @@ class TimeManager:
     def _lag(self, per_move: float) -> float:
         return max(self.config.lag_margin, self.config.lag_fraction * per_move)
 
+    def _absolute(self, s: ColorClock, m: int, n: int, M: float) -> tuple[float, float, float]:
+        lag = self._lag(0.0)
+        usable = max(0.0, s.main_left - lag * (M + self.config.reserve_moves))
+        return self._share(usable, m, n, M), usable, s.main_left
+
+    def _fischer(self, clock: Clock, s: ColorClock, m: int, n: int, M: float) -> tuple[float, float, float]:
+        cfg = self.config
+        inc = clock.increment
+        lag = self._lag(inc)
+        reserve = lag * (M + cfg.reserve_moves)
+        total = max(0.0, s.main_left - reserve) + M * inc * cfg.increment_fraction
+        share = self._share(total, m, n, M)
+        safe = max(0.0, s.main_left - lag)
+        avail = s.main_left
+        if clock.main_time_cap is not None:
+            # increment that the cap would throw away is free thinking time
+            share = max(share, s.main_left + inc - clock.main_time_cap)
+        if clock.max_time_per_move is not None:
+            safe = min(safe, max(0.0, clock.max_time_per_move - lag))
+            avail = min(avail, clock.max_time_per_move)
+        return share, safe, avail
+
+    def _overtime(self, clock: Clock, s: ColorClock, m: int, n: int, M: float) -> tuple[float, float, float]:
+        """byoyomi, canadian, simple: main time, then `unit` seconds a move (a byo-yomi period, a
+        Canadian period per stone)."""
+        unit = clock.period_time if clock.system == "byoyomi" else clock.period_time / clock.stones
+        lag = self._lag(unit)
+        per = max(0.0, unit - lag)
+        if s.in_overtime and clock.system == "byoyomi":
+            share = max(0.0, min(s.period_left, clock.period_time) - lag)
+            return share, share, s.period_left
+        if s.in_overtime:
+            k = max(1, s.stones_left)
+            share = max(0.0, s.period_left / k - lag)
+            # may borrow up to half of the later stones' shares
+            safe = max(share, s.period_left - k * lag - (k - 1) * 0.5 * s.period_left / k)
+            return share, safe, (s.period_left / k if k > 1 else s.period_left)
+        if s.main_left <= lag:
+            return per, per, s.main_left + unit
+        # overtime gives `per` seconds to every later move; main time is the extra
+        return self._share(s.main_left - lag + M * per, m, n, M), s.main_left + per, s.main_left + unit
+
     def _plan(self, clock: Clock | None, color: int, m: int, n: int) -> _Plan:
         cfg = self.config
         if clock is None or clock.system == "none":
@@ -590,64 +566,16 @@ class TimeManager:
                 b = min(b, cfg.max_time_per_move)
             return _Plan(b, b)
 
-        s = clock._state[color]
+        s = clock.state(color)
         M = self.moves_left(m, n)
-        sysname = clock.system
         # share: what the time plan gives this move; safe: the most this move can take and leave the
         # plan sound; avail: the time before losing on time (or a byo-yomi period), lag not counted.
-        if sysname == "absolute":
-            lag = self._lag(0.0)
-            reserve = lag * (M + cfg.reserve_moves)
-            usable = max(0.0, s.main_left - reserve)
-            share = self._share(usable, m, n, M)
-            safe = usable
-            avail = s.main_left
-        elif sysname == "fischer":
-            inc = clock.increment
-            lag = self._lag(inc)
-            reserve = lag * (M + cfg.reserve_moves)
-            total = max(0.0, s.main_left - reserve) + M * inc * cfg.increment_fraction
-            share = self._share(total, m, n, M)
-            safe = max(0.0, s.main_left - lag)
-            if clock.main_time_cap is not None:
-                # increment that the cap would throw away is free thinking time
-                share = max(share, s.main_left + inc - clock.main_time_cap)
-            if clock.max_time_per_move is not None:
-                safe = min(safe, max(0.0, clock.max_time_per_move - lag))
-            avail = s.main_left
-            if clock.max_time_per_move is not None:
-                avail = min(avail, clock.max_time_per_move)
-        elif sysname == "byoyomi":
-            lag = self._lag(clock.period_time)
-            per = max(0.0, clock.period_time - lag)
-            if s.in_overtime:
-                share = safe = max(0.0, min(s.period_left, clock.period_time) - lag)
-                avail = s.period_left
-            elif s.main_left <= lag:
-                share = safe = per
-                avail = s.main_left + clock.period_time
-            else:
-                # overtime gives `per` seconds to every later move; main time is the extra
-                share = self._share(s.main_left - lag + M * per, m, n, M)
-                safe = s.main_left + per
-                avail = s.main_left + clock.period_time
-        else:  # canadian, simple
-            per_stone = clock.period_time / clock.stones
-            lag = self._lag(per_stone)
-            per = max(0.0, per_stone - lag)
-            if s.in_overtime:
-                k = max(1, s.stones_left)
-                share = max(0.0, s.period_left / k - lag)
-                # may borrow up to half of the later stones' shares
-                safe = max(share, s.period_left - k * lag - (k - 1) * 0.5 * s.period_left / k)
-                avail = s.period_left / k if k > 1 else s.period_left
-            elif s.main_left <= lag:
-                share = safe = per
-                avail = s.main_left + per_stone
-            else:
-                share = self._share(s.main_left - lag + M * per, m, n, M)
-                safe = s.main_left + per
-                avail = s.main_left + per_stone
+        if clock.system == "absolute":
+            share, safe, avail = self._absolute(s, m, n, M)
+        elif clock.system == "fischer":
+            share, safe, avail = self._fischer(clock, s, m, n, M)
+        else:
+            share, safe, avail = self._overtime(clock, s, m, n, M)
 
         if s.flagged:
             share = safe = 0.0

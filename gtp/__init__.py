@@ -1,4 +1,4 @@
-"""The GTP server (`engine-gtp`), the GTP client and `engine-match`.
+"""The GTP server (`engine-gtp`) and the GTP client (which `engine-match`, in `match/`, uses).
 
 Importing this package is cheap: the engine is loaded by gtp.session in a background thread.
 """

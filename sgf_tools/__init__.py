@@ -11,7 +11,7 @@ from .reader import (MAX_SIZE, REASONS, SgfError, parse_komi, read_sgf, read_sgf
 from .archives import ReadStats, is_archive, iter_games, iter_sgf_bytes
 from .filters import (Deduplicator, Filter, FilterConfig, FilterStats, KGS_MIN_RANK,
                       apply_filters, build_filters)
-from .writer import format_komi, write_sgf
+from .writer import format_komi, sgf_rules, write_sgf
 
 __all__ = [
     "GameRecord", "Move", "Point", "parse_rank", "parse_winner", "is_draw_result",
@@ -20,5 +20,5 @@ __all__ = [
     "ReadStats", "iter_games", "iter_sgf_bytes", "is_archive",
     "FilterConfig", "FilterStats", "Filter", "Deduplicator", "build_filters", "apply_filters",
     "KGS_MIN_RANK",
-    "write_sgf", "format_komi",
+    "write_sgf", "format_komi", "sgf_rules",
 ]

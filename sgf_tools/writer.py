@@ -6,10 +6,13 @@ from typing import Mapping, Sequence
 
 from .record import GameRecord, Point
 
-__all__ = ["write_sgf", "format_komi"]
+__all__ = ["write_sgf", "format_komi", "sgf_rules"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _MOVES_PER_LINE = 12
+# RU[] spellings of the rule set names goengine uses (`kgs-rules`, `engine-match --rules`).
+_RULES = {"chinese": "Chinese", "tromp-taylor": "Tromp-Taylor", "aga": "AGA", "new_zealand": "NZ",
+          "japanese": "Japanese", "korean": "Korean"}
 
 
 def _esc(text: str) -> str:
@@ -36,6 +39,14 @@ def format_komi(komi: float) -> str:
     if "." in s:
         s = s.rstrip("0").rstrip(".")
     return "0" if s in ("-0", "") else s
+
+
+def sgf_rules(name: str | None) -> str | None:
+    """The RU[] value for a rule set name: 'chinese' -> 'Chinese', 'new_zealand' -> 'NZ'; other
+    names as given."""
+    if name is None:
+        return None
+    return _RULES.get(name.lower(), name)
 
 
 def write_sgf(record: GameRecord,

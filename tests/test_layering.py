@@ -13,7 +13,9 @@ FORBIDDEN = {
     "sgf_tools": {"engine", "models", "gtp", "training", "torch", "onnxruntime"},
     "engine": {"torch", "onnxruntime", "sgfmill", "sgf_tools", "models", "gtp", "training"},
     "models": {"torch", "gtp", "training"},
-    "gtp": {"torch", "training"},
+    "gtp": {"torch", "training", "match"},
+    # engine-match: a tool of its own that speaks GTP to engines (gtp.client) and referees with engine
+    "match": {"torch", "onnxruntime", "models", "training"},
 }
 PACKAGES = ("engine", "gtp", "models", "training", "sgf_tools")
 NO_FUNCTION_IMPORTS = ("engine", "gtp")
@@ -46,7 +48,7 @@ def test_package_imports_respect_layering(package):
 
 def test_nothing_imports_training():
     bad = []
-    for package in ("engine", "models", "gtp", "sgf_tools"):
+    for package in ("engine", "models", "gtp", "match", "sgf_tools"):
         for f in (ROOT / package).rglob("*.py"):
             if "training" in set(_imports(f)):
                 bad.append(str(f.relative_to(ROOT)))

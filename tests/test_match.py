@@ -10,10 +10,11 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from gtp.match.cli import main as cli_main
-from gtp.match.clock import PlayerClock, TimeControl
-from gtp.match.runner import EngineSpec, Match, MatchConfig, MatchError
-from gtp.match.stats import wilson_interval
+from engine.timecontrol import BLACK, Clock
+from gtp.timekeeping import time_left_args, time_settings_args
+from match.cli import main as cli_main
+from match.runner import EngineSpec, Match, MatchConfig, MatchError
+from match.stats import wilson_interval
 from sgf_tools.reader import read_sgf_file
 from test_match_script_engine import write_script_engine
 
@@ -59,32 +60,43 @@ def test_wilson_interval_known_values():
 
 
 # ----------------------------------------------------------------------------- clock
+def referee_charge(clock: Clock, elapsed: float, lag: float = 0.0) -> bool:
+    """What the referee does after a move: charge the measured time, tolerate `lag`; False: lost."""
+    clock.spend(BLACK, elapsed, lag=0.0, tolerance=lag)
+    return not clock.state(BLACK).flagged
+
+
 def test_clock_main_time_then_canadian_byoyomi():
-    c = PlayerClock(TimeControl(10, 5, 2))
-    assert c.gtp_time_left() == (10, 0)
-    assert c.charge(4)
-    assert c.gtp_time_left() == (6, 0)
-    assert c.charge(7)                 # 6 s of main time, then 1 s of the first period
-    assert c.in_byoyomi and c.gtp_time_left() == (4, 1)
-    assert c.charge(3)                 # period done with 1 s to spare: a fresh period
-    assert c.gtp_time_left() == (5, 2)
-    assert not c.charge(6.5, lag=1.0)  # 1.5 s over
-    assert c.overrun == pytest.approx(1.5)
+    c = Clock.canadian(10, 5, 2)
+    assert time_settings_args(c) == (10, 5, 2)
+    assert time_left_args(c, BLACK) == (10, 0)
+    assert referee_charge(c, 4)
+    assert time_left_args(c, BLACK) == (6, 0)
+    assert referee_charge(c, 7)                 # 6 s of main time, then 1 s of the first period
+    assert c.state(BLACK).in_overtime and time_left_args(c, BLACK) == (4, 1)
+    assert referee_charge(c, 3)                 # period done with 1 s to spare: a fresh period
+    assert time_left_args(c, BLACK) == (5, 2)
+    assert c.spend(BLACK, 6.5, lag=0.0, tolerance=1.0) == pytest.approx(1.5)   # 1.5 s over
+    assert c.state(BLACK).flagged
 
 
 def test_clock_per_move_and_absolute():
-    tc = TimeControl.per_move(2)
-    assert tc.gtp_time_settings() == (0, 2, 1)
-    c = PlayerClock(tc)
-    assert c.gtp_time_left() == (2, 1)
-    assert c.charge(1.9) and c.gtp_time_left() == (2, 1)
-    assert c.charge(2.5, lag=1.0)      # within the lag
-    assert not c.charge(3.5, lag=1.0)
-    a = PlayerClock(TimeControl(3, 0, 1))
-    assert TimeControl(3, 0, 1).gtp_time_settings() == (3, 0, 0)
-    assert a.charge(2.0) and not a.charge(2.0, lag=0.5)
+    c = Clock.simple(2)
+    assert time_settings_args(c) == (0, 2, 1)
+    assert time_left_args(c, BLACK) == (2, 1)
+    assert referee_charge(c, 1.9) and time_left_args(c, BLACK) == (2, 1)
+    assert referee_charge(c, 2.5, lag=1.0)      # within the lag
+    assert not referee_charge(c, 3.5, lag=1.0)
+    a = Clock.absolute(3)
+    assert time_settings_args(a) == (3, 0, 0)
+    assert referee_charge(a, 2.0) and not referee_charge(a, 2.0, lag=0.5)
+
+
+def test_time_control_must_be_one_time_settings_can_send(tmp_path):
     with pytest.raises(ValueError):
-        TimeControl(0, 0, 1)
+        _config(["true"], ["true"], tmp_path, time_control=Clock.byoyomi(60, 10, 3))
+    r = CliRunner().invoke(cli_main, ["--a", "true", "--b", "true", "--main-time", "0", "--byoyomi", "0"])
+    assert r.exit_code == 2 and "main time or byo-yomi time" in r.output
 
 
 # ----------------------------------------------------------------------------- forfeits
@@ -140,13 +152,13 @@ def test_unparsable_move_and_rejected_play_forfeit(script, tmp_path):
 def test_time_commands_and_loss_on_time(script, tmp_path):
     log = tmp_path / "a.log"
     cfg = _config(script + ["normal", "--log", str(log)], script + ["normal"], tmp_path,
-                  games=1, max_moves=6, time_control=TimeControl.per_move(2))
+                  games=1, max_moves=6, time_control=Clock.simple(2))
     Match(cfg).run()
     sent = [line.split(" ", 1)[1] for line in log.read_text().splitlines()]   # drop the ids
     assert "time_settings 0 2 1" in sent and "time_left b 2 1" in sent
     # a real clock: 1 s absolute, 0.4 s per move, no lag: A runs out at its 3rd move
     cfg = _config(script + ["slow", "0.4"], script + ["normal"], tmp_path, games=1,
-                  time_control=TimeControl(1, 0, 1), enforce_time=True, lag=0.0)
+                  time_control=Clock.absolute(1), enforce_time=True, lag=0.0)
     r = Match(cfg).run().results[0]
     assert r.forfeit_by == "A" and r.forfeit_reason.startswith("lost on time")
     assert r.moves == 5                                # A's 3rd move is on the board
@@ -218,7 +230,7 @@ def test_cli_full_match_gnugo_vs_gnugo(tmp_path):
     out = tmp_path / "match"
     cmd = f"{GNUGO} --mode gtp --level 1"
     proc = subprocess.run(
-        [sys.executable, "-m", "gtp.match", "--a", cmd, "--b", cmd, "--games", "2", "--size", "9",
+        [sys.executable, "-m", "match", "--a", cmd, "--b", cmd, "--games", "2", "--size", "9",
          "--komi", "7", "--time-per-move", "1", "--move-timeout", "30", "--sgf-dir", str(out),
          "--seed", "1"],
         capture_output=True, text=True, timeout=300)
@@ -266,7 +278,7 @@ def test_goengine_vs_gnugo(tmp_path):
     if argv is None:
         pytest.skip("engine-gtp (gtp.main) is not there yet")
     cfg = _config(argv, GNUGO_FAST, tmp_path, games=2, move_timeout=60.0, startup_timeout=300.0,
-                  time_control=TimeControl.per_move(1), referee=[GNUGO, "--mode", "gtp"],
+                  time_control=Clock.simple(1), referee=[GNUGO, "--mode", "gtp"],
                   stderr_dir=str(tmp_path / "stderr"))
     s = Match(cfg).run()
     assert s.forfeits == {}, [r.forfeit_reason for r in s.results]   # every move was legal

@@ -11,10 +11,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sgfmill import sgf
 
+from engine.board import BLACK, WHITE
+from engine.coords import PASS, parse_gtp
+from engine.game import Game
+from engine.replay import record_fields, replay
+from engine.rules import named_rules
 from sgf_tools.archives import ReadStats, iter_games
 from sgf_tools.reader import read_sgf, read_sgf_file
 from sgf_tools.record import GameRecord
-from sgf_tools.writer import format_komi, write_sgf
+from sgf_tools.writer import format_komi, sgf_rules, write_sgf
 
 DATA = "/work/shared/data"
 KGS_FILES = sorted(glob.glob(os.path.join(DATA, "kgs-samples", "*.sgf")))
@@ -28,6 +33,28 @@ def roundtrip(r: GameRecord, **kw) -> GameRecord:
     out = write_sgf(r, **kw)
     assert isinstance(out, bytes)
     return read_sgf(out, comments=True)
+
+
+def test_a_game_written_and_replayed_is_the_same_game():
+    # what printsgf and engine-match write: engine.replay.record_fields, then write_sgf
+    game = Game(9, named_rules("new_zealand", 6.5))
+    game.set_handicap(game.fixed_handicap_locs(2))
+    for colour, vertex in [(WHITE, "E5"), (BLACK, "D4"), (WHITE, "pass"), (BLACK, "F6"), (WHITE, "J9")]:
+        game.play(colour, PASS if vertex == "pass" else parse_gtp(vertex, 9))
+    record = GameRecord(**record_fields(game), rules=sgf_rules("new_zealand"))
+    text = write_sgf(record).decode()
+    assert "HA[2]" in text and "KM[6.5]" in text and "RU[NZ]" in text and ";W[]" in text
+    back = read_sgf(text.encode())
+    assert back == record
+    again = replay(back, game.rules)
+    assert again.history == game.history and again.handicap == game.handicap
+    assert (again.board_colors() == game.board_colors()).all()
+
+
+def test_rules_names():
+    assert [sgf_rules(n) for n in ("chinese", "tromp-taylor", "aga", "new_zealand", "japanese", "korean")] == [
+        "Chinese", "Tromp-Taylor", "AGA", "NZ", "Japanese", "Korean"]
+    assert sgf_rules("GOE") == "GOE" and sgf_rules(None) is None
 
 
 def test_format():

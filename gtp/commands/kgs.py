@@ -24,19 +24,25 @@ def kgs_rules(s: Session, args) -> str:
 @command("kgs-time_settings", args=(1, 4), needs=None,
          usage="kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD PERIODS | canadian MAIN PERIOD STONES")
 def kgs_time_settings(s: Session, args) -> str:
-    timekeeping.set_kgs(s, args)
+    try:
+        s.clock = timekeeping.kgs_time_settings(args)
+    except ValueError as exc:
+        raise GtpError(f"syntax error: {exc}") from None
     return ""
 
 
 @command("kata-list_time_settings", needs=None)
 def kata_list_time_settings(s: Session, args) -> str:
-    return " ".join(timekeeping.kata_kinds())
+    return " ".join(timekeeping.KATA_KINDS)
 
 
 @command("kata-time_settings", args=(1, 5), needs=None,
          usage="kata-time_settings KIND [MAIN [PERIOD|INCREMENT [PERIODS|STONES|CAP [MAXMOVE]]]]")
 def kata_time_settings(s: Session, args) -> str:
-    timekeeping.set_kata(s, args)
+    try:
+        s.clock = timekeeping.kata_time_settings(args)
+    except ValueError as exc:
+        raise GtpError(f"syntax error: {exc}") from None
     return ""
 
 

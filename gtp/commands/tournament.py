@@ -88,10 +88,10 @@ def set_free_handicap(s: Session, args) -> str:
 
 @command("time_settings", args=3, needs=None, usage="time_settings MAIN BYO_YOMI STONES")
 def time_settings(s: Session, args) -> str:
-    main = parse_float(args[0], "main time")
-    byo = parse_float(args[1], "byo-yomi time")
-    stones = parse_int(args[2], "byo-yomi stones")
-    timekeeping.set_gtp(s, main, byo, stones)
+    try:
+        s.clock = timekeeping.time_settings(args)
+    except ValueError as exc:
+        raise GtpError(f"syntax error: {exc}") from None
     return ""
 
 
@@ -100,7 +100,10 @@ def time_left(s: Session, args) -> str:
     colour = parse_colour(args[0])
     seconds = parse_float(args[1], "time")
     stones = parse_int(args[2], "stones")
-    timekeeping.time_left(s, colour, seconds, stones)
+    try:
+        s.clock = timekeeping.time_left(s.clock, colour, seconds, stones)
+    except ValueError as exc:
+        raise GtpError(f"syntax error: {exc}") from None
     return ""
 
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from gtp.match.clock import TimeControl
-from gtp.match.runner import (EngineSpec, GameResult, Match, MatchConfig, MatchError,
-                              default_referee, summarize)
+from engine.timecontrol import Clock
+from match.runner import EngineSpec, Match, MatchConfig, MatchError, default_referee
+from match.summary import GameResult, summarize
 
 
 def _split_command(value: str, what: str) -> list[str]:
@@ -38,6 +38,50 @@ def _positive(ctx, param, value):
     if value is not None and value <= 0:
         raise click.BadParameter("must be > 0")
     return value
+
+
+def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> tuple[Clock | None, bool]:
+    """The referee's clock from the time options, and whether overstepping it loses the game."""
+    if time_per_move is not None and (main_time is not None or byoyomi is not None):
+        raise click.UsageError("--time-per-move cannot be combined with --main-time/--byoyomi")
+    if time_per_move is not None:
+        return Clock.simple(time_per_move), bool(time_forfeit)
+    if main_time is None and byoyomi is None:
+        if time_forfeit:
+            raise click.UsageError("--time-forfeit needs --time-per-move or --main-time/--byoyomi")
+        return None, False
+    main_time, byoyomi = main_time or 0.0, byoyomi or 0.0
+    if main_time < 0 or byoyomi < 0:
+        raise click.BadParameter("times must be >= 0", param_hint="'--main-time'/'--byoyomi'")
+    if main_time == 0 and byoyomi == 0:
+        raise click.UsageError("a time control needs main time or byo-yomi time")
+    try:
+        clock = Clock.canadian(main_time, byoyomi, byoyomi_stones) if byoyomi > 0 else Clock.absolute(main_time)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    return clock, True if time_forfeit is None else time_forfeit
+
+
+def _prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
+                     csv_path: str | None) -> tuple[str, str]:
+    """Make the SGF dir (emptied of an earlier match's games with --overwrite); the results files,
+    by default in it."""
+    old = sorted(d.glob("game-*.sgf")) if d.is_dir() else []
+    if old and not overwrite:
+        raise click.UsageError(f"{d} already holds {len(old)} games of an earlier "
+                               "match; pass --overwrite or choose another --sgf-dir")
+    d.mkdir(parents=True, exist_ok=True)
+    for f in old:
+        f.unlink()
+    if jsonl_path is None:
+        jsonl_path = str(d / "results.jsonl")
+        if overwrite:
+            Path(jsonl_path).unlink(missing_ok=True)
+    if csv_path is None:
+        csv_path = str(d / "results.csv")
+        if overwrite:
+            Path(csv_path).unlink(missing_ok=True)
+    return jsonl_path, csv_path
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
@@ -101,25 +145,8 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
     argv_a = _split_command(cmd_a, "'--a'")
     argv_b = _split_command(cmd_b, "'--b'")
 
-    if time_per_move is not None and (main_time is not None or byoyomi is not None):
-        raise click.UsageError("--time-per-move cannot be combined with --main-time/--byoyomi")
-    tc = None
-    if time_per_move is not None:
-        tc = TimeControl.per_move(time_per_move)
-        enforce = bool(time_forfeit)
-    elif main_time is not None or byoyomi is not None:
-        if (main_time or 0) < 0 or (byoyomi or 0) < 0:
-            raise click.BadParameter("times must be >= 0", param_hint="'--main-time'/'--byoyomi'")
-        try:
-            tc = TimeControl(main_time or 0.0, byoyomi or 0.0, byoyomi_stones)
-        except ValueError as e:
-            raise click.UsageError(str(e)) from None
-        enforce = True if time_forfeit is None else time_forfeit
-    else:
-        if time_forfeit:
-            raise click.UsageError("--time-forfeit needs --time-per-move or --main-time/--byoyomi")
-        enforce = False
-    if tc is not None and move_timeout < (tc.byoyomi_time if tc.main_time == 0 else 0):
+    clock, enforce = _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit)
+    if clock is not None and move_timeout < (clock.period_time if clock.main_time == 0 else 0):
         raise click.UsageError("--move-timeout is shorter than the time per move")
 
     if referee is None:
@@ -130,28 +157,13 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
         referee_argv = _split_command(referee, "'--referee'")
 
     if sgf_dir:
-        d = Path(sgf_dir)
-        old = sorted(d.glob("game-*.sgf")) if d.is_dir() else []
-        if old and not overwrite:
-            raise click.UsageError(f"{sgf_dir} already holds {len(old)} games of an earlier "
-                                   "match; pass --overwrite or choose another --sgf-dir")
-        d.mkdir(parents=True, exist_ok=True)
-        for f in old:
-            f.unlink()
-        if jsonl_path is None:
-            jsonl_path = str(d / "results.jsonl")
-            if overwrite:
-                Path(jsonl_path).unlink(missing_ok=True)
-        if csv_path is None:
-            csv_path = str(d / "results.csv")
-            if overwrite:
-                Path(csv_path).unlink(missing_ok=True)
+        jsonl_path, csv_path = _prepare_sgf_dir(Path(sgf_dir), overwrite, jsonl_path, csv_path)
 
     try:
         cfg = MatchConfig(
             engine_a=EngineSpec(argv_a, name_a), engine_b=EngineSpec(argv_b, name_b),
             games=games, size=size, komi=komi, handicap=handicap, rules=rules.lower(),
-            time_control=tc, enforce_time=enforce, lag=lag, move_timeout=move_timeout,
+            time_control=clock, enforce_time=enforce, lag=lag, move_timeout=move_timeout,
             command_timeout=command_timeout, startup_timeout=startup_timeout,
             max_moves=max_moves, sgf_dir=sgf_dir, results_jsonl=jsonl_path,
             results_csv=csv_path, referee=referee_argv, stderr_dir=stderr_dir, seed=seed)
@@ -178,7 +190,7 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
             click.echo(msg, err=True)
 
     if not quiet:
-        tc_s = tc.describe() if tc else "no clock"
+        tc_s = clock.describe() if clock else "no clock"
         click.echo(f"engine-match: {games} games on {size}x{size}, komi {komi:g}"
                    + (f", handicap {handicap}" if handicap else "")
                    + f", {rules} rules, {tc_s}, move timeout {move_timeout:g} s"

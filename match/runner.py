@@ -18,28 +18,30 @@ rules' count (area by default) with komi; dead stones are
 """
 from __future__ import annotations
 
+import copy
 import csv
-import dataclasses
+import datetime
 import json
+import math
 import os
 import random
 import shlex
 import shutil
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable
 
 from engine.board import BLACK, WHITE
 from engine.coords import PASS, CoordError, format_gtp, parse_gtp
-from engine.game import Game, IllegalMove
+from engine.game import Game, IllegalMove, format_result
+from engine.replay import record_fields
 from engine.rules import named_rules
-
+from engine.timecontrol import Clock
 from gtp.client import GtpClient, GtpClientError, GtpCrash, GtpError, GtpTimeout
-from gtp.match.clock import PlayerClock, TimeControl
-from gtp.match.sgfout import write_game_sgf
-from gtp.match.stats import elo_difference, wilson_interval
+from gtp.timekeeping import time_left_args, time_settings_args
+from match.summary import GameResult, MatchSummary, summarize
+from sgf_tools import GameRecord, sgf_rules, write_sgf
 
 GNUGO_PATH = "/usr/games/gnugo"
 _GTP_COLOR = {BLACK: "b", WHITE: "w"}
@@ -73,7 +75,7 @@ class MatchConfig:
     komi: float = 7.0
     handicap: int = 0
     rules: str = "chinese"
-    time_control: TimeControl | None = None   # None: no time commands sent
+    time_control: Clock | None = None          # absolute, canadian or simple; None: no time commands
     enforce_time: bool = False                 # lose on time (real clock); per-move mode: advisory
     lag: float = 1.0                           # seconds over the clock tolerated before a time loss
     move_timeout: float = 30.0                 # hard wall-clock limit per genmove
@@ -102,90 +104,12 @@ class MatchConfig:
             raise ValueError("timeouts must be > 0")
         if self.max_moves is not None and self.max_moves < 1:
             raise ValueError("max_moves must be >= 1")
+        if self.time_control is not None:
+            time_settings_args(self.time_control)               # ValueError when GTP cannot say it
 
     @property
     def move_cap(self) -> int:
         return self.max_moves if self.max_moves is not None else 3 * self.size * self.size
-
-
-@dataclass
-class GameResult:
-    index: int                     # 1-based
-    black: str                     # "A" or "B"
-    white: str
-    black_name: str
-    white_name: str
-    winner: str | None             # "A", "B" or None (draw / no result)
-    winner_color: str | None       # "B", "W" or None
-    result: str                    # SGF RE: "B+3.5", "W+R", "B+F", "0", "Void"
-    end: str                       # "score", "resign", "forfeit", "max-moves"
-    forfeit_by: str | None = None  # "A" / "B"
-    forfeit_reason: str | None = None
-    score: float | None = None     # black minus white, komi included
-    scoring: str | None = None     # "agreed", "referee", "tromp-taylor"
-    moves: int = 0
-    duration: float = 0.0
-    time_a: float = 0.0            # total genmove seconds
-    moves_a: int = 0
-    time_b: float = 0.0
-    moves_b: int = 0
-    sgf: str | None = None
-
-    def as_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-@dataclass
-class MatchSummary:
-    names: dict[str, str]
-    games: int
-    wins: dict[str, int]
-    draws: int
-    no_result: int
-    by_color: dict[str, dict[str, int]]       # "A" -> {"black_wins", "black_games", ...}
-    black_wins: int
-    white_wins: int
-    forfeits: dict[str, int]                  # "A"/"B" -> count
-    forfeit_reasons: dict[str, int]           # "A: timeout" -> count
-    ends: dict[str, int]
-    winrate_a: float
-    interval_a: tuple[float, float]
-    avg_move_time: dict[str, float | None]
-    results: list[GameResult]
-
-    def as_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        d.pop("results")
-        return d
-
-    def format(self) -> str:
-        a, b = self.names["A"], self.names["B"]
-        lines = [f"Match: A = {a}  vs  B = {b}",
-                 f"games {self.games}: A {self.wins['A']} wins, B {self.wins['B']} wins"
-                 + (f", {self.draws} draws" if self.draws else "")
-                 + (f", {self.no_result} no result" if self.no_result else "")]
-        for lab in ("A", "B"):
-            c = self.by_color[lab]
-            lines.append(f"  {lab} as black {c['black_wins']}/{c['black_games']}, "
-                         f"as white {c['white_wins']}/{c['white_games']}")
-        lines.append(f"  black won {self.black_wins}, white won {self.white_wins}")
-        ends = ", ".join(f"{k} {v}" for k, v in sorted(self.ends.items()))
-        lines.append(f"  endings: {ends}")
-        if self.forfeit_reasons:
-            lines.append(f"  forfeits: A {self.forfeits.get('A', 0)}, B {self.forfeits.get('B', 0)}")
-            for reason, count in sorted(self.forfeit_reasons.items()):
-                lines.append(f"    {count} x {reason}")
-        else:
-            lines.append("  forfeits: none")
-        lo, hi = self.interval_a
-        elo = elo_difference(self.winrate_a)
-        elo_s = f", Elo {round(elo) + 0:+d}" if elo is not None else ""
-        lines.append(f"  A win rate {self.winrate_a:.3f}  95% Wilson [{lo:.3f}, {hi:.3f}]{elo_s}")
-        for lab in ("A", "B"):
-            t = self.avg_move_time[lab]
-            lines.append(f"  {lab} average time per move: "
-                         + ("n/a" if t is None else f"{t:.3f} s"))
-        return "\n".join(lines)
 
 
 class _Forfeit(Exception):
@@ -316,16 +240,11 @@ class Match:
     # ------------------------------------------------------------------ one game
     def play_game(self, index: int) -> GameResult:
         cfg = self.cfg
-        n = cfg.size
         blab, wlab = self.colors_for(index)
         by_color = {BLACK: self.players[blab], WHITE: self.players[wlab]}
-        rules = named_rules(cfg.rules, cfg.komi)
-        game = Game(n, rules)
-        handicap_locs = game.fixed_handicap_locs(cfg.handicap) if cfg.handicap else []
-        if handicap_locs:
-            game.set_handicap(handicap_locs)
-        clocks = ({c: PlayerClock(cfg.time_control) for c in (BLACK, WHITE)}
-                  if cfg.time_control else None)
+        game = Game(cfg.size, named_rules(cfg.rules, cfg.komi))
+        if cfg.handicap:
+            game.set_handicap(game.fixed_handicap_locs(cfg.handicap))
         spent = {BLACK: [], WHITE: []}
         start = time.monotonic()
         res = GameResult(index=index, black=blab, white=wlab,
@@ -334,34 +253,13 @@ class Match:
         comments: list[str] = []
         try:
             for color in (BLACK, WHITE):
-                self._setup(by_color[color], color, handicap_locs)
+                self._setup(by_color[color], color, game.handicap)
             res.black_name, res.white_name = by_color[BLACK].name, by_color[WHITE].name
-            self._loop(game, by_color, clocks, spent, res)
+            self._loop(game, by_color, self._new_clock(), spent, res)
         except _Forfeit as f:
-            loser = by_color[f.color]
-            winner_color = 3 - f.color
-            res.end = "forfeit"
-            res.forfeit_by = loser.label
-            res.forfeit_reason = f.reason
-            res.winner = by_color[winner_color].label
-            res.winner_color = _SGF_COLOR[winner_color]
-            res.result = f"{_SGF_COLOR[winner_color]}+F"
-            comments.append(f"{'Black' if f.color == BLACK else 'White'} ({loser.name}, "
-                            f"engine {loser.label}) forfeits: {f.reason}")
-            self.log(f"game {index}: engine {loser.label} forfeits: {f.reason}")
+            comments.append(self._forfeited(f, by_color, res))
         if res.end in ("score", "max-moves"):
-            score, method, dead = self._score(game, by_color, handicap_locs)
-            res.score, res.scoring = score, method
-            if score > 0:
-                res.winner_color, res.winner = "B", blab
-            elif score < 0:
-                res.winner_color, res.winner = "W", wlab
-            res.result = _format_score(score)
-            if res.end == "max-moves":
-                comments.append(f"Stopped at the move cap ({cfg.move_cap} moves).")
-            comments.append(f"Scored by {rules.scoring} count, komi {cfg.komi:g}, dead stones "
-                            f"by {method}" + (f": {' '.join(format_gtp(d, n) for d in dead)}"
-                                              if dead else ": none") + f"; {res.result}.")
+            comments += self._scored(game, by_color, res)
         elif res.end == "resign":
             comments.append(f"{'White' if res.winner_color == 'B' else 'Black'} resigned.")
         res.moves = len(game.history)
@@ -372,17 +270,61 @@ class Match:
             else:
                 res.time_b, res.moves_b = sum(spent[color]), len(spent[color])
         if cfg.sgf_dir:
-            Path(cfg.sgf_dir).mkdir(parents=True, exist_ok=True)
-            path = os.path.join(cfg.sgf_dir, f"game-{index:04d}.sgf")
-            write_game_sgf(path, size=n, komi=cfg.komi, handicap=handicap_locs,
-                           moves=list(game.history), black_name=res.black_name,
-                           white_name=res.white_name, result=res.result,
-                           comment="\n".join(comments), rules=cfg.rules,
-                           game_name=f"{res.black_name} vs {res.white_name}, game {index}")
-            res.sgf = path
+            res.sgf = self._write_sgf(game, res, comments)
         return res
 
-    def _setup(self, player: _Player, color: int, handicap_locs: list[int]) -> None:
+    def _new_clock(self) -> Clock | None:
+        """The referee's clock for one game (both players), or None without a time control."""
+        if self.cfg.time_control is None:
+            return None
+        clock = copy.deepcopy(self.cfg.time_control)
+        clock.reset()
+        return clock
+
+    def _forfeited(self, f: _Forfeit, by_color, res: GameResult) -> str:
+        """Record a forfeit in `res`; the SGF comment."""
+        loser = by_color[f.color]
+        winner_color = 3 - f.color
+        res.end = "forfeit"
+        res.forfeit_by = loser.label
+        res.forfeit_reason = f.reason
+        res.winner = by_color[winner_color].label
+        res.winner_color = _SGF_COLOR[winner_color]
+        res.result = f"{_SGF_COLOR[winner_color]}+F"
+        self.log(f"game {res.index}: engine {loser.label} forfeits: {f.reason}")
+        return (f"{'Black' if f.color == BLACK else 'White'} ({loser.name}, "
+                f"engine {loser.label}) forfeits: {f.reason}")
+
+    def _scored(self, game: Game, by_color, res: GameResult) -> list[str]:
+        """Score a finished (or stopped) game into `res`; the SGF comments."""
+        score, method, dead = self._score(game, by_color)
+        res.score, res.scoring = score, method
+        if score > 0:
+            res.winner_color, res.winner = "B", res.black
+        elif score < 0:
+            res.winner_color, res.winner = "W", res.white
+        res.result = format_result(score)
+        comments = []
+        if res.end == "max-moves":
+            comments.append(f"Stopped at the move cap ({self.cfg.move_cap} moves).")
+        dead_s = " ".join(format_gtp(d, game.size) for d in dead) if dead else "none"
+        comments.append(f"Scored by {game.rules.scoring} count, komi {self.cfg.komi:g}, dead stones "
+                        f"by {method}: {dead_s}; {res.result}.")
+        return comments
+
+    def _write_sgf(self, game: Game, res: GameResult, comments: list[str]) -> str:
+        Path(self.cfg.sgf_dir).mkdir(parents=True, exist_ok=True)
+        path = os.path.join(self.cfg.sgf_dir, f"game-{res.index:04d}.sgf")
+        title = f"{res.black_name} vs {res.white_name}, game {res.index}"
+        record = GameRecord(**record_fields(game), result=res.result,
+                            black_player=res.black_name, white_player=res.white_name,
+                            rules=sgf_rules(self.cfg.rules), date=datetime.date.today().isoformat(),
+                            comments={-1: "\n".join([title] + comments)})
+        with open(path, "wb") as f:
+            f.write(write_sgf(record))
+        return path
+
+    def _setup(self, player: _Player, color: int, handicap: list[int]) -> None:
         cfg = self.cfg
         try:
             client = player.ensure()
@@ -403,11 +345,11 @@ class Match:
             if cfg.time_control is not None:
                 if client.known_command("time_settings"):
                     try:
-                        client.time_settings(*cfg.time_control.gtp_time_settings())
+                        client.time_settings(*time_settings_args(cfg.time_control))
                     except GtpError as e:
                         self.log(f"engine {player.label}: {e}")
-            if handicap_locs:
-                self._send_handicap(client, handicap_locs)
+            if handicap:
+                self._send_handicap(client, handicap)
         except MatchError:
             raise
         except GtpClientError as e:
@@ -426,80 +368,95 @@ class Match:
             raise GtpError(f"fixed_handicap placed {' '.join(answer)}, expected {' '.join(verts)}",
                            engine=client.name, command=f"fixed_handicap {len(locs)}")
 
-    def _loop(self, game: Game, by_color, clocks, spent, res: GameResult) -> None:
+    def _loop(self, game: Game, by_color, clock: Clock | None, spent, res: GameResult) -> None:
+        """Ask for moves in turn until the game ends; each is refereed, timed and forwarded."""
         cfg = self.cfg
-        n = cfg.size
         while True:
             if len(game.history) >= cfg.move_cap:
                 res.end = "max-moves"
                 return
             color = game.to_play
             other = 3 - color
-            mover, receiver = by_color[color], by_color[other]
-            client = mover.client
-            assert client is not None and receiver.client is not None
-            c = _GTP_COLOR[color]
-            try:
-                if clocks is not None and client.known_command("time_left"):
-                    try:
-                        client.time_left(c, *clocks[color].gtp_time_left())
-                    except GtpError as e:      # advisory: the referee's clock is what counts
-                        self.log(f"engine {mover.label}: {e}")
-                answer = client.genmove(c, timeout=cfg.move_timeout)
-            except GtpClientError as e:
-                if not isinstance(e, GtpError):
-                    mover.needs_restart = True
-                raise _Forfeit(color, _describe(e)) from e
-            elapsed = client.last_elapsed
+            answer, elapsed = self._genmove(by_color[color], color, clock)
             spent[color].append(elapsed)
             if answer == "resign":
                 res.end = "resign"
-                res.winner = receiver.label
+                res.winner = by_color[other].label
                 res.winner_color = _SGF_COLOR[other]
                 res.result = f"{_SGF_COLOR[other]}+R"
                 return
-            try:
-                lc = parse_gtp(answer, n)
-                if lc < 0 and lc != PASS:
-                    raise CoordError(answer)
-            except CoordError:
-                raise _Forfeit(color, f"unparsable move {answer!r}") from None
-            try:
-                game.play(color, lc)
-            except IllegalMove as e:
-                raise _Forfeit(color, f"illegal move {answer} ({getattr(e, 'reason', e)}) "
-                                      f"at move {len(game.history) + 1}") from None
-            if clocks is not None and not clocks[color].charge(elapsed, cfg.lag if cfg.enforce_time
-                                                               else float("inf")):
-                raise _Forfeit(color, f"lost on time ({clocks[color].overrun:.2f} s over) "
-                                      f"at move {len(game.history)}")
-            vertex = format_gtp(lc, n)
-            if game.passes_in_a_row >= 2:
+            lc = self._referee_move(game, color, answer)
+            if clock is not None:
+                over = clock.spend(color, elapsed, lag=0.0,
+                                   tolerance=cfg.lag if cfg.enforce_time else math.inf)
+                if clock.state(color).flagged:
+                    raise _Forfeit(color, f"lost on time ({over:.2f} s over) "
+                                          f"at move {len(game.history)}")
+            over = game.passes_in_a_row >= 2
+            self._forward(by_color[other], other, color, format_gtp(lc, game.size), game_over=over)
+            if over:
                 res.end = "score"
-                try:        # the game is over: tell the other engine, whatever it answers
-                    receiver.client.play(c, vertex)
-                except GtpClientError as e:
-                    if not isinstance(e, GtpError):
-                        receiver.needs_restart = True
                 return
-            try:
-                receiver.client.play(c, vertex)
-            except GtpClientError as e:
-                if not isinstance(e, GtpError):
-                    receiver.needs_restart = True
-                reason = (f"rejected the legal move {c} {vertex}: {e.message}"
-                          if isinstance(e, GtpError) else _describe(e))
-                raise _Forfeit(other, reason) from e
+
+    def _genmove(self, mover: _Player, color: int, clock: Clock | None) -> tuple[str, float]:
+        """(answer, seconds) of `genmove` (after `time_left` from the referee's clock)."""
+        client = mover.client
+        assert client is not None
+        c = _GTP_COLOR[color]
+        try:
+            if clock is not None and client.known_command("time_left"):
+                try:
+                    client.time_left(c, *time_left_args(clock, color))
+                except GtpError as e:      # advisory: the referee's clock is what counts
+                    self.log(f"engine {mover.label}: {e}")
+            answer = client.genmove(c, timeout=self.cfg.move_timeout)
+        except GtpClientError as e:
+            if not isinstance(e, GtpError):
+                mover.needs_restart = True
+            raise _Forfeit(color, _describe(e)) from e
+        return answer, client.last_elapsed
+
+    def _referee_move(self, game: Game, color: int, answer: str) -> int:
+        """Play the answer in the referee's game; its Loc. A forfeit when unparsable or illegal."""
+        try:
+            lc = parse_gtp(answer, game.size)
+            if lc < 0 and lc != PASS:
+                raise CoordError(answer)
+        except CoordError:
+            raise _Forfeit(color, f"unparsable move {answer!r}") from None
+        try:
+            game.play(color, lc)
+        except IllegalMove as e:
+            raise _Forfeit(color, f"illegal move {answer} ({getattr(e, 'reason', e)}) "
+                                  f"at move {len(game.history) + 1}") from None
+        return lc
+
+    def _forward(self, receiver: _Player, receiver_color: int, color: int, vertex: str,
+                 game_over: bool) -> None:
+        """Play the move on the other engine: refusing a legal move forfeits, unless the game is over
+        (then it is told whatever it answers)."""
+        assert receiver.client is not None
+        c = _GTP_COLOR[color]
+        try:
+            receiver.client.play(c, vertex)
+        except GtpClientError as e:
+            if not isinstance(e, GtpError):
+                receiver.needs_restart = True
+            if game_over:
+                return
+            reason = (f"rejected the legal move {c} {vertex}: {e.message}"
+                      if isinstance(e, GtpError) else _describe(e))
+            raise _Forfeit(receiver_color, reason) from e
 
     # ------------------------------------------------------------------ scoring
-    def _score(self, game: Game, by_color, handicap_locs) -> tuple[float, str, list[int]]:
+    def _score(self, game: Game, by_color) -> tuple[float, str, list[int]]:
         lists = []
         for color in (BLACK, WHITE):
             lists.append(self._dead_list(by_color[color].client, game))
         if lists[0] is not None and lists[1] is not None and set(lists[0]) == set(lists[1]):
             dead = sorted(set(lists[0]))
             return game.score(dead), "agreed", dead
-        dead = self._referee_dead(game, handicap_locs)
+        dead = self._referee_dead(game)
         if dead is not None:
             return game.score(dead), "referee", dead
         return game.score(None), "tromp-taylor", []
@@ -527,33 +484,17 @@ class Match:
                 out.append(lc)
         return out
 
-    def _referee_dead(self, game: Game, handicap_locs: list[int]) -> list[int] | None:
-        if self._referee_failed:
+    def _referee_dead(self, game: Game) -> list[int] | None:
+        """Dead stones per the referee engine after the game is replayed into it, or None."""
+        ref = None if self._referee_failed else self._referee_client()
+        if ref is None:
             return None
-        cfg = self.cfg
         try:
-            if self._referee is None or not self._referee.is_alive():
-                if self._referee is not None:
-                    self._referee.kill()
-                    self._referee = None
-                try:
-                    self._referee = GtpClient(cfg.referee, name="referee",
-                                              timeout=cfg.command_timeout)
-                    self._referee.engine_name(timeout=cfg.startup_timeout)
-                except GtpClientError as e:
-                    self.log(f"referee {shlex.join(cfg.referee)} did not start: {_describe(e)}; "
-                             "scoring without it")
-                    self._referee_failed = True
-                    if self._referee is not None:
-                        self._referee.kill()
-                        self._referee = None
-                    return None
-            ref = self._referee
             ref.boardsize(game.size)
             ref.clear_board()
-            ref.komi(cfg.komi)
-            if handicap_locs:
-                self._send_handicap(ref, handicap_locs)
+            ref.komi(self.cfg.komi)
+            if game.handicap:
+                self._send_handicap(ref, game.handicap)
             for color, lc in game.history:
                 ref.play(_GTP_COLOR[color], format_gtp(lc, game.size))
             return self._dead_list(ref, game)
@@ -562,10 +503,31 @@ class Match:
             return None
         except GtpClientError as e:
             self.log(f"referee failed: {_describe(e)}")
-            if self._referee is not None:
-                self._referee.kill()
-                self._referee = None
+            self._drop_referee()
             return None
+
+    def _referee_client(self) -> GtpClient | None:
+        """The referee engine, (re)started when needed; None when it does not start (then it is
+        not tried again)."""
+        if self._referee is not None and self._referee.is_alive():
+            return self._referee
+        self._drop_referee()
+        cfg = self.cfg
+        try:
+            self._referee = GtpClient(cfg.referee, name="referee", timeout=cfg.command_timeout)
+            self._referee.engine_name(timeout=cfg.startup_timeout)
+        except GtpClientError as e:
+            self.log(f"referee {shlex.join(cfg.referee)} did not start: {_describe(e)}; "
+                     "scoring without it")
+            self._referee_failed = True
+            self._drop_referee()
+            return None
+        return self._referee
+
+    def _drop_referee(self) -> None:
+        if self._referee is not None:
+            self._referee.kill()
+            self._referee = None
 
     # ------------------------------------------------------------------ output
     def _write_result(self, res: GameResult) -> None:
@@ -587,72 +549,3 @@ class Match:
 
     def summary(self) -> MatchSummary:
         return summarize(self.results, {k: p.name for k, p in self.players.items()})
-
-
-def summarize(results: Sequence[GameResult], names: dict[str, str]) -> MatchSummary:
-    wins = {"A": 0, "B": 0}
-    draws = no_result = 0
-    by_color = {lab: {"black_wins": 0, "black_games": 0, "white_wins": 0, "white_games": 0}
-                for lab in ("A", "B")}
-    black_wins = white_wins = 0
-    forfeits: Counter = Counter()
-    reasons: Counter = Counter()
-    ends: Counter = Counter()
-    t = {"A": 0.0, "B": 0.0}
-    m = {"A": 0, "B": 0}
-    for r in results:
-        ends[r.end] += 1
-        by_color[r.black]["black_games"] += 1
-        by_color[r.white]["white_games"] += 1
-        if r.winner is not None:
-            wins[r.winner] += 1
-            if r.winner_color == "B":
-                black_wins += 1
-                by_color[r.winner]["black_wins"] += 1
-            else:
-                white_wins += 1
-                by_color[r.winner]["white_wins"] += 1
-        elif r.result == "0":
-            draws += 1
-        else:
-            no_result += 1
-        if r.forfeit_by:
-            forfeits[r.forfeit_by] += 1
-            reasons[f"{r.forfeit_by}: {_reason_kind(r.forfeit_reason or '')}"] += 1
-        t["A"] += r.time_a
-        m["A"] += r.moves_a
-        t["B"] += r.time_b
-        m["B"] += r.moves_b
-    decided = wins["A"] + wins["B"] + draws
-    score_a = wins["A"] + 0.5 * draws
-    winrate = score_a / decided if decided else 0.0
-    return MatchSummary(
-        names=dict(names), games=len(results), wins=wins, draws=draws, no_result=no_result,
-        by_color=by_color, black_wins=black_wins, white_wins=white_wins,
-        forfeits=dict(forfeits), forfeit_reasons=dict(reasons), ends=dict(ends),
-        winrate_a=winrate, interval_a=wilson_interval(score_a, decided),
-        avg_move_time={k: (t[k] / m[k] if m[k] else None) for k in ("A", "B")},
-        results=list(results))
-
-
-def _reason_kind(reason: str) -> str:
-    """Group forfeit reasons for the summary: drop the move-specific tail."""
-    for kind in ("timeout", "crash", "illegal move", "unparsable move", "lost on time",
-                 "rejected the legal move", "GTP error", "setup failed", "could not (re)start"):
-        if reason.startswith(kind):
-            if kind == "illegal move":
-                # keep the rule broken: "illegal move C3 (occupied) ..." -> "illegal move (occupied)"
-                i, j = reason.find("("), reason.find(")")
-                return f"illegal move {reason[i:j + 1]}" if 0 <= i < j else kind
-            if kind == "GTP error":
-                return reason.split(":")[0]
-            return kind
-    return reason
-
-
-def _format_score(score: float) -> str:
-    if score > 0:
-        return f"B+{score:g}"
-    if score < 0:
-        return f"W+{-score:g}"
-    return "0"

@@ -1,3 +1,0 @@
-from gtp.match.cli import main
-
-main()

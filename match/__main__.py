@@ -1,0 +1,3 @@
+from match.cli import main
+
+main()
