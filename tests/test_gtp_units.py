@@ -48,7 +48,7 @@ def test_format_never_has_an_empty_line_inside():
     assert format_success(None) == "=\n\n"
     assert format_failure(None, "unknown command") == "? unknown command\n\n"
     assert format_success(5, "a\n\nb\r\n\n") == "=5 a\nb\n\n"
-    assert format_success(None, "\n   A B\n 2 . .\n") == "=\n   A B\n 2 . .\n\n"
+    assert format_success(None, "\n   A B\n 2 . .\n") == "= \n   A B\n 2 . .\n\n"
     assert format_failure(8, "") == "?8 error\n\n"
 
 
