@@ -2,7 +2,8 @@
 
 Each simulation descends the tree by PUCT blended with RAVE (engine.search.tree.select_child),
 expands a leaf once it has `expand_threshold` visits, plays a heuristic playout
-(engine.playout) to the end, scores it by Tromp-Taylor area with komi and backs the result up.
+(engine.playout) to the end, scores it by Tromp-Taylor area with komi and backs the result up;
+a two-pass leaf is counted with the stones the Player judged dead taken off (search.terminal).
 The whole simulation loop is one numba kernel; Python only slices it into chunks to watch the
 clock, stream analysis and stop on request.
 """
@@ -21,6 +22,7 @@ from engine.search import tree as T
 from engine.search.limits import simulations_left
 from engine.search.priors import heuristic_priors
 from engine.search.result import MoveStat, SearchResult, summarize_root
+from engine.search.terminal import judged_area_ownership, terminal_mask
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,9 @@ class MctsConfig:
 
 @njit(cache=True)
 def simulate(ti, tf, tm, st0, meta0, count, komi, c_puct, fpu, rave_k, expand_thr, max_moves,
-             own_acc, path, amaf, moves_buf, priors_buf, rollout_tab, use_policy):
-    """Run `count` simulations from the root position (st0, meta0). Returns how many ran."""
+             own_acc, path, amaf, moves_buf, priors_buf, rollout_tab, use_policy, dead):
+    """Run `count` simulations from the root position (st0, meta0). Returns how many ran.
+    A two-pass leaf is counted with the stones `dead` names taken off (engine.search.terminal)."""
     done = 0
     own_t = np.empty(st0.shape[1], dtype=np.int8)
     for _ in range(count):
@@ -75,7 +78,7 @@ def simulate(ti, tf, tm, st0, meta0, count, komi, c_puct, fpu, rave_k, expand_th
                 terminal = True
                 break
         if terminal:
-            score = B.area_ownership(st, meta, own_t)
+            score = judged_area_ownership(st, meta, dead, own_t)
             own = own_t
         elif use_policy:
             score, own = policy_playout(st, meta, max_moves, amaf, rollout_tab)
@@ -117,6 +120,7 @@ class MctsSearch:
         self.tree = T.Tree(self.config.tree_capacity)
         self.ownership_sum: np.ndarray | None = None
         self.ownership_count = 0
+        self.dead_at_terminals: np.ndarray | None = None  # set by the Player (search.terminal)
         from engine.playout import seed as _seed
         _seed(int(np.random.SeedSequence(seed).generate_state(1)[0] % (2**31)))
 
@@ -148,6 +152,7 @@ class MctsSearch:
         path = np.empty(4 * a + 64, dtype=np.int64)
         amaf = np.zeros(a, dtype=np.int8)
         own_acc = np.zeros(a, dtype=np.float64)
+        dead = terminal_mask(self, a)
         expand_root(t.ti, t.tf, t.tm, st, meta, moves_buf, priors_buf)
         self._prune_root(game, color)
         max_moves = int(cfg.max_moves_factor * game.size * game.size)
@@ -166,7 +171,8 @@ class MctsSearch:
             count = min(cfg.chunk, left)
             ran += simulate(t.ti, t.tf, t.tm, st, meta, count, game.komi, cfg.c_puct, cfg.fpu,
                             cfg.rave_k, cfg.expand_threshold, max_moves, own_acc, path, amaf,
-                            moves_buf, priors_buf, self._rollout_tab, self.rollout is not None)
+                            moves_buf, priors_buf, self._rollout_tab, self.rollout is not None,
+                            dead)
             now = time.monotonic()
             if report is not None and now - last_report >= report_interval:
                 last_report = now
