@@ -71,10 +71,15 @@ def _finite(ctx, param, value):
               help="Root visits per move, counting those kept from the previous move's tree "
                    "(Leela Zero's -v, KataGo's maxVisits; default: by time).")
 @click.option("--time-per-move", type=click.FloatRange(min=0, min_open=True), default=None,
-              callback=_finite, help="Seconds per move, within what the clock allows.")
+              callback=_finite,
+              help="Seconds per move, within what the clock allows (default: 5 s a move without "
+                   "a clock; with one, the clock's time shared out over the expected game).")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="Search threads.")
 @click.option("--resign-threshold", type=click.FloatRange(0, 1, max_open=True), default=None,
-              help="Resign below this winrate; 0 never resigns.")
+              help="Resign when the win rate of the move is below this (default 0.10) on 3 of "
+                   "the engine's moves in a row, not before move 0.25 * N*N (0.5 * N*N in "
+                   "handicap games); 0 never resigns. goengine-set_param changes "
+                   "resign_threshold, resign_consecutive, resign_min_move and allow_resign.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed.")
 @click.option("--name", default="goengine", show_default=True, help="What GTP `name` answers.")
 @click.option("--log-file", type=click.Path(dir_okay=False, writable=True), default=None,
