@@ -123,6 +123,11 @@ def load_player(s: Session) -> None:
     player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg), ownership_judge=judge)
     sizes = s.model_sizes
     _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
+    # every other kernel a command can reach (the dead-stone judge, cleanup, other sizes), so
+    # that nothing compiles once the engine plays
+    from engine.warmup import warm_up
+    warm_up(sorted(set(sizes or ()) | {s.size}),
+            lambda line: log.debug("%s", line))
     s.player = player
 
 

@@ -3,6 +3,7 @@
     engine-gtp                                      # heuristic MCTS, 19x19, komi 7.5
     engine-gtp --size 9 --komi 7 --playouts 2000
     engine-gtp --search zero --model-dir models/ --time-per-move 5 --log-file gtp.log
+    engine-gtp --warmup                             # compile everything once after installing
 
 The command line is checked before anything else; an unknown or invalid option exits with status 2
 and a message. Then the server answers at once (name, version, protocol_version, list_commands)
@@ -23,6 +24,8 @@ import click
 from engine.rules import NAMED_RULES
 from gtp.loader import SEARCH_MODULES, check_search, resolve_auto_search
 from gtp.session import EngineConfig
+
+WARMUP_SIZES = (9, 19)   # the sizes the bundled models are made for, plus --size
 
 
 def _finite(ctx, param, value):
@@ -86,10 +89,18 @@ def _finite(ctx, param, value):
               help="Also write a debug log (every command and response) here.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every command and response on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Log only warnings and errors on stderr.")
+@click.option("--warmup", is_flag=True,
+              help="Compile (or load from numba's cache) every kernel the engine uses, with "
+                   "progress on stderr, then exit. Run it once after installing: the first "
+                   "start otherwise compiles for about 40 s. The engine also does this in the "
+                   "background at every start, before its first move.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
         rollout_threads, ponder, lag_margin, model_dir, playouts, visits, time_per_move, threads,
-        resign_threshold, seed, name, log_file, verbose, quiet):
+        resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
+    if warmup:
+        warm_up(size)
+        return
     if verbose and quiet:
         raise click.UsageError("--verbose and --quiet exclude each other")
     if not name.strip() or any(ch in name for ch in "\r\n#"):
@@ -110,6 +121,15 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
         raise click.UsageError(problem)
     _setup_logging(log_file, logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO)
     serve(config)
+
+
+def warm_up(size: int) -> None:
+    """engine-gtp --warmup. engine.warmup is imported here, not at the top: importing it
+    compiles or loads the numba kernels, which would delay every start's first answer."""
+    from engine.warmup import warm_up as engine_warm_up
+    print("engine-gtp: compiling the engine (or loading it from numba's cache)", file=sys.stderr)
+    seconds = engine_warm_up(WARMUP_SIZES + (size,), lambda line: print(line, file=sys.stderr))
+    print(f"engine-gtp: ready in {seconds:.1f} s", file=sys.stderr)
 
 
 def _setup_logging(log_file: str | None, level: int) -> None:
