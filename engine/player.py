@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import BLACK, EMPTY, F_HEAD, WHITE, is_eye
+from engine.board import BLACK, EMPTY, F_COLOR, F_HEAD, WHITE, is_eye
 from engine.coords import PASS, RESIGN, loc
 from engine.search.base import Search
 from engine.search.result import SearchResult
+from engine.search.terminal import dead_mask
 from engine.timecontrol import Clock, Stopwatch, TimeConfig, TimeManager
 
 
@@ -72,6 +73,7 @@ class Player:
         self.last_result: SearchResult | None = None
         self._low_streak = {BLACK: 0, WHITE: 0}
         self._last_winrate = {BLACK: None, WHITE: None}
+        self._final_judged = None   # ((board, colour, komi), ownership) of _final_ownership
         self._lock = threading.Lock()
 
     # ---- parameters ---------------------------------------------------------------------------
@@ -107,6 +109,7 @@ class Player:
         budget, hard = self.time.limits(clock, color, game.move_number, game.size)
         watch = Stopwatch()
         watch.start()
+        self._judge_terminals(game, color)
         if self.config.playouts is not None or self.config.visits is not None:
             # count-limited, but a clock still caps the time
             seconds = hard if clock is not None and clock.system != "none" else None
@@ -181,14 +184,33 @@ class Player:
 
     def _final_ownership(self, game, color):
         """Ownership of the position our pass would end the game in, searched as play would go on
-        (as final_status_list judges it at the count). Not the move's own search: there our pass
-        ended the game at once and counted every stone as it stands."""
+        (as final_status_list judges it at the count), once per position. Not the move's own
+        search: there our pass ends the game at once."""
+        key = (game.st[F_COLOR].tobytes(), color, game.komi)
+        if self._final_judged is not None and self._final_judged[0] == key:
+            return self._final_judged[1]
         final = game.copy()
         final.play(color, PASS)
         n = self.config.judge_playouts
         if self.ownership_judge is not None:
-            return self.ownership_judge(final, n)
-        return self.search.search(final, final.to_play, playouts=n).ownership_black
+            own = self.ownership_judge(final, n)
+        else:
+            self.search.dead_at_terminals = None
+            own = self.search.search(final, final.to_play, playouts=n).ownership_black
+        self._final_judged = (key, own)
+        return own
+
+    def _judge_terminals(self, game, color) -> None:
+        """Where our pass ends the game (the opponent has just passed), let the search count its
+        two-pass endings with the dead stones off, judged as _wins_if_ended judges them, so that
+        its win rate agrees with the count (engine.search.terminal). Elsewhere the board as it
+        stands: those endings are deep in the tree, and judging every move would cost time."""
+        dead = None
+        if bool(game.history) and game.history[-1] == (3 - color, PASS):
+            own = self._final_ownership(game, color)
+            if own is not None:
+                dead = dead_mask(game, self._dead_strings(game, own))
+        self.search.dead_at_terminals = dead
 
     def _settled(self, game, res: SearchResult) -> bool:
         """Every point has a clear owner in the search's ownership and it agrees with the board
@@ -259,6 +281,7 @@ class Player:
                 playouts: int | None = None) -> SearchResult:
         """Search until `stop` is set, calling report(SearchResult) every interval."""
         with self._lock:
+            self._judge_terminals(game, color)
             res = self.search.search(game, color, playouts=playouts, stop=stop, report=report,
                                      report_interval=interval_s)
             self.last_result = res
@@ -268,6 +291,7 @@ class Player:
         """float[N, N], +1 black, -1 white, row 0 at the top."""
         with self._lock:
             n = playouts or self.config.status_playouts
+            self.search.dead_at_terminals = None    # the judgement itself: the board as it stands
             res = self.search.search(game, game.to_play, playouts=n)
             return res.ownership_black
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.coords import RESIGN
 from gtp.protocol import GtpError, parse_colour, quote
 
 PV_MAX = 20
@@ -128,8 +129,9 @@ def format_kata(snapshot, fmt, minmoves: int = 0, maxmoves: int | None = None,
     blocks = []
     for order, m in enumerate(_moves_to_show(snapshot, minmoves, maxmoves)):
         score = ""
-        if getattr(m, "score_lead", None) is not None:
-            score = f" scoreMean {m.score_lead:.3f} scoreLead {m.score_lead:.3f}"
+        lead = _score_lead(snapshot, m)
+        if lead is not None:
+            score = f" scoreMean {lead:.3f} scoreLead {lead:.3f}"
         # The AlphaGo search keeps the value network's and the rollouts' statistics apart
         # (W_v/N_v and W_r/N_r): both are shown, from the side to move like winrate.
         if getattr(m, "value_winrate", None) is not None:
@@ -146,15 +148,28 @@ def format_kata(snapshot, fmt, minmoves: int = 0, maxmoves: int | None = None,
     return line
 
 
-def chat_line(snapshot, fmt) -> str | None:
-    """KataGo's `ogsChatToStderr` line that gtp2ogs (pv_format KATAGO) turns into an OGS variation."""
+def _score_lead(snapshot, info) -> float | None:
+    """Points the side to move leads by after `info`'s move: the move's own estimate where the
+    search keeps one per move, else the root's (the searches' playout ownership minus komi)."""
+    lead = getattr(info, "score_lead", None)
+    return getattr(snapshot, "score_lead", None) if lead is None else lead
+
+
+def chat_line(snapshot, fmt, move: int | None = None) -> str | None:
+    """KataGo's `ogsChatToStderr` line that gtp2ogs (pv_format KATAGO) turns into an OGS variation.
+
+    `move`: the move answered. Where the player chose another than the most visited (its pass
+    rules) the line shows that move's own statistics, not the search's favourite; a resignation
+    shows the favourite it gave up on."""
     infos = [m for m in sorted(snapshot.moves, key=lambda m: m.order) if m.visits > 0]
     if not infos:
         return None
     best = infos[0]
-    lead = getattr(best, "score_lead", None)
-    if lead is None:
-        lead = getattr(snapshot, "score_lead", None)     # the root's, when moves have none
+    if move is not None and move != best.move and move != RESIGN:
+        best = next((m for m in snapshot.moves if m.move == move), None)
+        if best is None:
+            return None     # a move the search did not look at: nothing to show
+    lead = _score_lead(snapshot, best)
     visits = getattr(snapshot, "root_visits", None) or sum(m.visits for m in infos)
     return (f"CHAT:Visits {int(visits)} Winrate {100 * _clamp(best.winrate):.2f}%"
             f" ScoreLead {0.0 if lead is None else lead:.1f} ScoreStdev 0.0 PV {_pv(best, fmt)}")

@@ -22,6 +22,7 @@ from engine.search.mcts import MctsConfig, MctsSearch
 from engine.search.network import NetSearchConfig, NetworkSearch
 from engine.search.policy import PolicyPlayer
 from engine.timecontrol import TimeConfig
+from engine.warmup import warm_up as warm_up_kernels
 from gtp.config import SEARCH_MODELS, EngineConfig, bundled_dir, model_path
 from gtp.protocol import GtpError
 from gtp.session import Session
@@ -70,6 +71,10 @@ def load_player(s: Session) -> None:
     player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg), ownership_judge=judge)
     sizes = s.model_sizes
     _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
+    # every other kernel a command can reach (the dead-stone judge, cleanup, other sizes), so
+    # that nothing compiles once the engine plays
+    warm_up_kernels(sorted(set(sizes or ()) | {s.size}),
+            lambda line: log.debug("%s", line))
     s.player = player
 
 

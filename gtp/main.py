@@ -3,6 +3,7 @@
     engine-gtp                                      # heuristic MCTS, 19x19, komi 7.5
     engine-gtp --size 9 --komi 7 --playouts 2000
     engine-gtp --search zero --model-dir models/ --time-per-move 5 --log-file gtp.log
+    engine-gtp --warmup                             # compile everything once after installing
 
 The command line is checked before anything else; an unknown or invalid option exits with status 2
 and a message. Then the server answers at once (name, version, protocol_version, list_commands)
@@ -31,6 +32,8 @@ from gtp.session import Loader, Session
 # in its loading thread, so that `name` and the other startup commands answer at once
 # (tests/test_gtp_server.py); nothing else in gtp/ defers an import.
 LOADER_MODULE = "gtp.loader"
+
+WARMUP_SIZES = (9, 19)   # the sizes the bundled models are made for, plus --size
 
 
 def _finite(ctx, param, value):
@@ -79,20 +82,33 @@ def _finite(ctx, param, value):
               help="Root visits per move, counting those kept from the previous move's tree "
                    "(Leela Zero's -v, KataGo's maxVisits; default: by time).")
 @click.option("--time-per-move", type=click.FloatRange(min=0, min_open=True), default=None,
-              callback=_finite, help="Seconds per move, within what the clock allows.")
+              callback=_finite,
+              help="Seconds per move, within what the clock allows (default: 5 s a move without "
+                   "a clock; with one, the clock's time shared out over the expected game).")
 @click.option("--threads", type=click.IntRange(min=1), default=None, help="Search threads.")
 @click.option("--resign-threshold", type=click.FloatRange(0, 1, max_open=True), default=None,
-              help="Resign below this winrate; 0 never resigns.")
+              help="Resign when the win rate of the move is below this (default 0.10) on 3 of "
+                   "the engine's moves in a row, not before move 0.25 * N*N (0.5 * N*N in "
+                   "handicap games); 0 never resigns. goengine-set_param changes "
+                   "resign_threshold, resign_consecutive, resign_min_move and allow_resign.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Random seed.")
 @click.option("--name", default="goengine", show_default=True, help="What GTP `name` answers.")
 @click.option("--log-file", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Also write a debug log (every command and response) here.")
 @click.option("-v", "--verbose", is_flag=True, help="Log every command and response on stderr.")
 @click.option("-q", "--quiet", is_flag=True, help="Log only warnings and errors on stderr.")
+@click.option("--warmup", is_flag=True,
+              help="Compile (or load from numba's cache) every kernel the engine uses, with "
+                   "progress on stderr, then exit. Run it once after installing: the first "
+                   "start otherwise compiles for about 40 s. The engine also does this in the "
+                   "background at every start, before its first move.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
         rollout_threads, ponder, lag_margin, model_dir, playouts, visits, time_per_move, threads,
-        resign_threshold, seed, name, log_file, verbose, quiet):
+        resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
+    if warmup:
+        warm_up(size)
+        return
     if verbose and quiet:
         raise click.UsageError("--verbose and --quiet exclude each other")
     if not name.strip() or any(ch in name for ch in "\r\n#"):
@@ -113,6 +129,15 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
         raise click.UsageError(problem)
     _setup_logging(log_file, logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO)
     serve(config)
+
+
+def warm_up(size: int) -> None:
+    """engine-gtp --warmup. The kernels come with the loader, which is imported by name, not at
+    the top: importing it compiles or loads the numba kernels, which would delay every start's
+    first answer."""
+    print("engine-gtp: compiling the engine (or loading it from numba's cache)", file=sys.stderr)
+    seconds = _import_loader().warm_up_kernels(WARMUP_SIZES + (size,), lambda line: print(line, file=sys.stderr))
+    print(f"engine-gtp: ready in {seconds:.1f} s", file=sys.stderr)
 
 
 def _setup_logging(log_file: str | None, level: int) -> None:

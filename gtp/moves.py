@@ -70,7 +70,7 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
     result = p.last_result
     s.last_snapshot = snapshot(result, colour) if result is not None else None
     if s.last_snapshot is not None and s.params.get("chat"):
-        line = analysis.chat_line(s.last_snapshot, s.fmt)
+        line = analysis.chat_line(s.last_snapshot, s.fmt, move)
         if line:
             print(line, file=sys.stderr, flush=True)
     if play_it and move != RESIGN:

@@ -4,6 +4,7 @@
     parse_line("# interrupt")       -> INTERRUPT      (GoGui's gogui-interrupt request)
     parse_line("   # a comment")    -> None           (nothing to answer)
     format_success(12, "D4")        -> "=12 D4\n\n"
+    format_success(None, "\nA B")  -> "= \nA B\n\n"    (a body on its own lines, as GNU Go)
     format_failure(None, "illegal move: occupied") -> "? illegal move: occupied\n\n"
 
 Preprocessing follows GTP 2 section 2.2: control characters other than HT and LF are removed, HT
@@ -125,8 +126,10 @@ def _format(ident: int | None, text: str, ok: bool) -> str:
     if not lines:
         return head + "\n\n"
     if text.lstrip(" ").startswith("\n"):
-        # A multi-line body meant to start on its own line (showboard, gogui boards).
-        return head + "\n" + "\n".join(lines) + "\n\n"
+        # A multi-line body meant to start on its own line (showboard, gogui boards): `= ` then
+        # the line end, as GNU Go writes it. GoGui drops everything up to the first space of a
+        # response; without the space that is the body's first value.
+        return head + " \n" + "\n".join(lines) + "\n\n"
     return head + " " + "\n".join(lines) + "\n\n"
 
 

@@ -197,3 +197,50 @@ def test_analysis_after_genmove_and_undo(eng):
     analysis_lines(eng, 1, kata=False)
     eng.send("\n")
     finish_stream(eng)
+
+
+@pytest.mark.parametrize("size, ownership", [(9, False), (9, True), (19, False), (19, True)])
+def test_kata_analyze_gives_sabaki_a_score_lead(eng, size, ownership):
+    """The default search (--search auto) on both sizes: every move has a scoreLead, as Sabaki
+    reads it (info move X visits N winrate W ... scoreLead S prior P ... order K pv ...)."""
+    eng.ok(f"boardsize {size}")
+    eng.ok("clear_board")
+    eng.ok("play b d4")
+    eng.send(f"kata-analyze w 30{' ownership true' if ownership else ''}\n")
+    assert eng.line() == "=\n"
+    parsed = analysis_lines(eng, 2, kata=True)
+    eng.send("\n")
+    finish_stream(eng)
+    eng.ok("boardsize 9")
+    for line in parsed:
+        for p in line:
+            assert p["scoreLead"] is not None, p["fields"]
+            assert abs(p["scoreLead"]) <= size * size + 7.5
+            assert list(p["fields"])[:3] == ["move", "visits", "winrate"]
+            assert "prior" in p["fields"] and "order" in p["fields"]
+
+
+LOST_9X9_SGF = ("(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese];B[ee];W[dc];B[cd];W[cc];B[dd];W[ec];B[gf]"
+                ";W[gd];B[df];W[hf];B[he];W[ge];B[hg];W[ff];B[gg];W[hd];B[fe];W[ie];B[bc]"
+                ";W[bb];B[bd];W[ab];B[ig];W[if];B[fd];W[fc];B[ac];W[ca];B[ed];W[gb];B[])")
+
+
+def test_chat_line_shows_the_search_result_of_the_move_answered(tmp_path):
+    """A real 9x9 game lost by white on the count after black's pass (test_player_pass): the
+    CHAT line must show the move answered and the search's view of it, not `Winrate 100% ...
+    PV pass` above another move."""
+    path = tmp_path / "lost.sgf"
+    path.write_text(LOST_9X9_SGF)
+    with Engine("--size", "9", "--search", "heuristic", "--playouts", "3000", "--seed", "3") as e:
+        e.ok(f"loadsgf {path}", timeout=120)
+        move = e.ok("genmove w", timeout=60)
+        deadline = time.monotonic() + 2
+        chats = []
+        while not chats and time.monotonic() < deadline:
+            chats = [line for line in e.stderr_lines if line.startswith("CHAT:")]
+            time.sleep(0.05)
+    m = GTP2OGS_KATAGO.search(chats[-1])
+    assert m, chats[-1]
+    if move != "resign":
+        assert m.group(7).split()[0].lower() == move.lower(), (move, chats[-1])
+    assert float(m.group(2)) < 90.0, chats[-1]     # lost on the count: no sure win

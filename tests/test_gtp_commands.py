@@ -284,8 +284,10 @@ def test_gogui_board_commands(eng):
     assert all(line.split()[0] in ("LABEL", "MARK", "TEXT") for line in gfx)
     label = gfx[0].split()[1:]
     assert all(VERTEX.fullmatch(v) for v in label[0::2]) and all(x.endswith("%") for x in label[1::2])
-    pairs = eng.ok("gogui-visit_heatmap", timeout=10).split()
+    heat = {line.split()[0]: line.split()[1:] for line in eng.ok("gogui-visit_heatmap", timeout=10).split("\n")}
+    pairs = heat["LABEL"]
     assert pairs and all(VERTEX.fullmatch(v) for v in pairs[0::2]) and all(n.isdigit() for n in pairs[1::2])
+    assert heat["INFLUENCE"][0::2] == pairs[0::2]
     rows = eng.ok("gogui-ownership", timeout=10).split("\n")
     assert len(rows) == 9
     values = [[float(x) for x in row.split()] for row in rows]

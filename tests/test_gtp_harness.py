@@ -74,7 +74,8 @@ class Engine:
         assert first[:1] in ("=", "?"), f"response does not start with = or ?: {first!r}"
         m = re.match(r"^([=?]\d*)(?: (.*))?$", first)
         assert m, f"bad response head {first!r}"
-        lines = [m.group(2)] if m.group(2) is not None else []
+        # `= ` alone: the body starts on the next line (showboard, boards for GoGui)
+        lines = [m.group(2)] if m.group(2) else []
         while True:
             nxt = self.line(max(0.01, deadline - time.monotonic())).rstrip("\n")
             if nxt == "":

@@ -47,7 +47,7 @@ def test_format_never_has_an_empty_line_inside():
     assert format_success(None) == "=\n\n"
     assert format_failure(None, "unknown command") == "? unknown command\n\n"
     assert format_success(5, "a\n\nb\r\n\n") == "=5 a\nb\n\n"
-    assert format_success(None, "\n   A B\n 2 . .\n") == "=\n   A B\n 2 . .\n\n"
+    assert format_success(None, "\n   A B\n 2 . .\n") == "= \n   A B\n 2 . .\n\n"
     assert format_failure(8, "") == "?8 error\n\n"
 
 
@@ -169,6 +169,14 @@ def test_chat_line_matches_gtp2ogs():
     line = analysis.chat_line(snap(), fmt)
     m = stop.search(line)
     assert m and m.group(1) == "211" and m.group(2) == "56.12" and m.group(7) == "E5 D6 F4"
+
+
+def test_chat_line_shows_the_move_answered_not_the_favourite():
+    # the player's pass rules may answer another move than the most visited (here D6, not E5)
+    line = analysis.chat_line(snap(), fmt, 30)
+    assert "Winrate 45.01% ScoreLead -1.5" in line and line.endswith("PV D6")
+    assert analysis.chat_line(snap(), fmt, 40) == analysis.chat_line(snap(), fmt)
+    assert analysis.chat_line(snap(), fmt, 12) is None      # a move the search never saw
 
 
 def test_colour_constants_agree_with_the_engine():

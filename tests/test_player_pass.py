@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.board import BLACK, WHITE
-from engine.coords import PASS, parse_gtp
+from engine.coords import PASS, RESIGN, parse_gtp
 from engine.evaluator import UniformEvaluator
 from engine.game import Game
 from engine.player import Player, PlayerConfig
@@ -113,3 +113,28 @@ def test_the_player_tunes_any_search_through_its_config():
     h = _heuristic_player()
     h.set_param("c_puct", "2")
     assert h.search.config.c_puct == 2.0
+
+
+# ---- the search's own two-pass endings, counted as the game is counted --------------------------
+
+def _pass_stat(result):
+    return next(m for m in result.moves if m.move == PASS)
+
+
+def test_search_counts_its_two_pass_endings_with_the_dead_stones_off():
+    """The real 9x9 position: the search used to count white's pass (ending the game) as the board
+    stands, a win, and said 100% in a game lost by 8 on the count."""
+    g = replay(read_sgf(OPEN_LOSS_SGF))
+    player = _heuristic_player()
+    assert player.genmove(g, WHITE) != PASS
+    res = player.last_result
+    assert _pass_stat(res).winrate < 0.1
+    assert res.winrate < 0.5
+
+
+def test_lost_game_after_the_opponents_pass_is_resigned():
+    # komi 6.5: counted W+1.5 with E3 dead, B+4.5 as it stands; black to move after white's pass
+    g = _black_stone_dead_in_whites_area_then_white_passes(6.5)
+    player = Player(MctsSearch(seed=3), PlayerConfig(playouts=3000, resign_consecutive=1))
+    assert player.genmove(g, BLACK) == RESIGN
+    assert player.last_result.winrate < player.config.resign_threshold

@@ -2,7 +2,8 @@
 
 Each simulation descends the tree by PUCT blended with RAVE (engine.search.tree.select_child),
 expands a leaf once it has `expand_threshold` visits, plays a heuristic playout
-(engine.playout) to the end, scores it by Tromp-Taylor area with komi and backs the result up.
+(engine.playout) to the end, scores it by Tromp-Taylor area with komi and backs the result up;
+a two-pass leaf is counted with the stones the Player judged dead taken off (search.terminal).
 The whole simulation loop is one numba kernel; Python only slices it into chunks to watch the
 clock, stream analysis and stop on request (the run loop of engine.search.base).
 """
@@ -20,6 +21,7 @@ from engine.search import tree as T
 from engine.search.base import run
 from engine.search.priors import heuristic_priors
 from engine.search.result import MoveStat, SearchResult, summarize_root
+from engine.search.terminal import judged_area_ownership, terminal_mask
 
 
 @dataclass(frozen=True)
@@ -35,8 +37,9 @@ class MctsConfig:
 
 @njit(cache=True)
 def simulate(ti, tf, tm, st0, meta0, count, komi, c_puct, fpu, rave_k, expand_thr, max_moves,
-             own_acc, path, amaf, moves_buf, priors_buf, rollout_tab, use_policy):
-    """Run `count` simulations from the root position (st0, meta0). Returns how many ran."""
+             own_acc, path, amaf, moves_buf, priors_buf, rollout_tab, use_policy, dead):
+    """Run `count` simulations from the root position (st0, meta0). Returns how many ran.
+    A two-pass leaf is counted with the stones `dead` names taken off (engine.search.terminal)."""
     done = 0
     own_t = np.empty(st0.shape[1], dtype=np.int8)
     for _ in range(count):
@@ -74,7 +77,7 @@ def simulate(ti, tf, tm, st0, meta0, count, komi, c_puct, fpu, rave_k, expand_th
                 terminal = True
                 break
         if terminal:
-            score = B.area_ownership(st, meta, own_t)
+            score = judged_area_ownership(st, meta, dead, own_t)
             own = own_t
         elif use_policy:
             score, own = policy_playout(st, meta, max_moves, amaf, rollout_tab)
@@ -117,6 +120,7 @@ class MctsSearch:
         self._rollout_tab = (rollout or RolloutPolicy.uniform()).new_tables()
         self.tree = T.Tree(self.config.tree_capacity)
         playout_seed(int(np.random.SeedSequence(seed).generate_state(1)[0] % (2**31)))
+        self.dead_at_terminals: np.ndarray | None = None  # set by the Player (search.terminal)
 
     @property
     def chunk(self) -> int:
@@ -135,6 +139,7 @@ class MctsSearch:
         self._amaf = np.zeros(a, dtype=np.int8)
         self._own_acc = np.zeros(a, dtype=np.float64)
         self._max_moves = int(self.config.max_moves_factor * game.size * game.size)
+        self._dead = terminal_mask(self, a)
         t = self.tree
         expand_root(t.ti, t.tf, t.tm, st, meta, self._moves_buf, self._priors_buf)
 
@@ -143,7 +148,7 @@ class MctsSearch:
         return simulate(t.ti, t.tf, t.tm, self._st, self._meta, count, self._game.komi, cfg.c_puct,
                         cfg.fpu, cfg.rave_k, cfg.expand_threshold, self._max_moves, self._own_acc,
                         self._path, self._amaf, self._moves_buf, self._priors_buf,
-                        self._rollout_tab, self.rollout is not None)
+                        self._rollout_tab, self.rollout is not None, self._dead)
 
     def result(self, ran: int, elapsed: float) -> SearchResult:
         n = self._game.size

@@ -10,7 +10,8 @@ Notation and defaults from ALGORITHMS.md section 2. A simulation:
    (1 - lambda) W_v/N_v + lambda W_r/N_r. A leaf is expanded once its visits reach `n_thr`, with
    heuristic priors at once, replaced by the SL policy's (softmax temperature 0.67) when the
    network answers (same batch). Zero: every new leaf is expanded with the network's priors and
-   its value is backed up; no rollouts. A terminal leaf (two passes) is scored by the rules.
+   its value is backed up; no rollouts. A terminal leaf (two passes) is scored by the rules,
+   with the stones the Player judged dead taken off (engine.search.terminal).
 4. A batch of `batch_size` simulations shares one network call; the rollouts of the batch run in
    numba (GIL released) while onnxruntime evaluates the batch in another thread. With
    `rollout_threads` > 1 the batch's rollouts are split over that many threads, so that a core
@@ -36,6 +37,7 @@ from engine.search import tree as T
 from engine.search.base import run
 from engine.search.priors import heuristic_priors
 from engine.search.result import SearchResult, summarize_root
+from engine.search.terminal import judged_area_ownership, terminal_mask
 
 
 @dataclass(frozen=True)
@@ -229,6 +231,7 @@ class NetworkSearch:
         self._rng = np.random.default_rng(seed)
         self.eval_time = 0.0
         self.evaluations = 0
+        self.dead_at_terminals: np.ndarray | None = None  # set by the Player (search.terminal)
         playout_seed(int(self._rng.integers(2**31)))
 
     @property
@@ -380,7 +383,7 @@ class NetworkSearch:
             k, terminal = apply_path(t.ti, st, meta, p, length, hist, hist_len)
             if terminal:
                 out = np.empty(a, dtype=np.int8)
-                d = B.area_ownership(st, meta, out) - game.komi
+                d = judged_area_ownership(st, meta, terminal_mask(self, a), out) - game.komi
                 z = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
                 T.backup(t.ti, t.tf, p, length, z, True, z, True, cfg.n_vl)
                 continue

@@ -3,7 +3,8 @@
     gogui-analyze_commands  the menu: `type/label/command` lines
     gogui-interrupt         listed so that GoGui writes `# interrupt` to stop a running command
     gogui-best_moves        gfx: the best moves labelled with their winrate, the PV as TEXT
-    gogui-visit_heatmap     pspairs: visits per candidate move
+    gogui-visit_heatmap     gfx: INFLUENCE squares sized by each candidate's share of the most
+                            visits (0..1, drawn black), LABEL its visit count
     gogui-ownership         dboard: expected ownership, +1 black ... -1 white, top row first
     goengine-set_param      param: `[type] key value` lines, or `goengine-set_param KEY VALUE`
     goengine-get_param KEY  one value
@@ -26,7 +27,7 @@ from gtp.session import Session
 
 ANALYZE_COMMANDS = (
     "gfx/Best Moves/gogui-best_moves",
-    "pspairs/Visit Heatmap/gogui-visit_heatmap",
+    "gfx/Visit Heatmap/gogui-visit_heatmap",
     "dboard/Ownership/gogui-ownership",
     "plist/Dead Stones/final_status_list dead",
     "string/Final Score/final_score",
@@ -96,7 +97,15 @@ def gogui_best_moves(s: Session, args, call) -> str:
          usage="gogui-visit_heatmap [COLOR]")
 def gogui_visit_heatmap(s: Session, args, call) -> str:
     snap = _search(s, args, call)
-    return " ".join(f"{s.fmt(m.move)} {m.visits}" for m in _top(snap))
+    top = _top(snap)
+    if not top:
+        return "TEXT no move searched"
+    most = max(m.visits for m in top)
+    return "\n".join([
+        "INFLUENCE " + " ".join(f"{s.fmt(m.move)} {m.visits / most:.3f}" for m in top),
+        "LABEL " + " ".join(f"{s.fmt(m.move)} {m.visits}" for m in top),
+        f"TEXT {snap.root_visits} visits",
+    ])
 
 
 @command("gogui-ownership", args=(0, 1), needs="player", long=True, usage="gogui-ownership [COLOR]")

@@ -1,0 +1,119 @@
+"""Compile, or load from numba's cache, every kernel the engine's commands reach, before play.
+
+    warm_up(sizes=(9, 19), progress=print)      # engine-gtp --warmup; the GTP engine's loader
+
+numba compiles a function on its first call (about 40 s for the whole engine with an empty cache),
+so a first genmove, dead-stone judgement or cleanup in the middle of a game would wait for it and
+could lose on time. Each step below runs the real code path once on a small position (tiny
+searches with uniform networks: numba compiles by argument types, not by the network behind
+them), so afterwards no command compiles anything: tests/test_warmup.py plays a game through
+every GTP command family and checks that no numba dispatcher gained a signature.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from engine.board import BLACK, WHITE
+from engine.coords import PASS
+from engine.evaluator import UniformEvaluator
+from engine.features import extract
+from engine.features.registry import FEATURE_SETS
+from engine.game import Game
+from engine.player import Player, PlayerConfig
+from engine.rollout.policy import RolloutPolicy
+from engine.rules import Rules
+from engine.search.mcts import MctsConfig, MctsSearch
+from engine.search.network import NetSearchConfig, NetworkSearch, PolicyPlayer, Position
+
+PLAYOUTS = 24  # simulations of each tiny search: enough to expand, reuse and end in two passes
+
+
+def _endgame(size: int, rules: Rules | None = None) -> Game:
+    """A game with handicap stones, a capture, and the opponent's pass: every rules kernel, and
+    the pass judgement and two-pass endings of a search from it."""
+    g = Game(size, rules or Rules())
+    g.set_handicap(g.fixed_handicap_locs(2))
+    for lc in g.legal_moves(WHITE)[:3]:
+        if g.is_legal(g.to_play, lc):
+            g.play(g.to_play, lc)
+    g.play(g.to_play, PASS)
+    g.copy().undo()
+    g.illegal_reason(g.to_play, g.legal_moves()[0])
+    for dead in (None, [g.legal_moves()[0]]):
+        g.area_score(dead), g.territory_score(dead), g.ownership(dead)
+    return g
+
+
+def _player_game(player: Player, size: int, count: bool = True) -> None:
+    """genmove after a pass (judging dead stones), cleanup, analysis, and the count where the
+    search judges dead stones itself; two moves, so that the second search reuses the tree."""
+    for rules in (Rules(), Rules(scoring="territory", superko="situational")):
+        g = _endgame(size, rules)
+        colour = g.to_play
+        player.genmove(g, colour, cleanup=rules.scoring == "territory")
+        g.play(colour, g.legal_moves(colour)[0])
+        player.genmove(g, g.to_play)
+        player.analyze(g, g.to_play, report=None, stop=None, playouts=PLAYOUTS)
+        if count:
+            player.final_status(g)
+            player.final_score(g)
+    player.new_game()
+
+
+def _small(config: PlayerConfig) -> PlayerConfig:
+    return PlayerConfig(playouts=PLAYOUTS, judge_playouts=PLAYOUTS, status_playouts=PLAYOUTS,
+                        min_playouts=1, allow_resign=config.allow_resign)
+
+
+def _heuristic(size: int) -> None:
+    for rollout in (None, RolloutPolicy.uniform()):
+        search = MctsSearch(MctsConfig(tree_capacity=20_000), seed=1, rollout=rollout)
+        _player_game(Player(search, _small(PlayerConfig())), size)
+
+
+def _network(size: int) -> None:
+    uniform = UniformEvaluator()
+    judge = Player(MctsSearch(MctsConfig(tree_capacity=20_000), seed=1), _small(PlayerConfig()))
+    searches = [
+        NetworkSearch(NetSearchConfig(mode="alphago", tree_capacity=20_000, lam=0.5), policy=uniform,
+                      value=uniform, seed=1, rollout=RolloutPolicy.uniform()),
+        NetworkSearch(NetSearchConfig(mode="alphago", tree_capacity=20_000, lam=1.0,
+                                      rollout_threads=2), policy=uniform, seed=1),
+        NetworkSearch(NetSearchConfig(mode="zero", tree_capacity=20_000), policy=uniform, seed=1),
+        PolicyPlayer(uniform, seed=1),
+    ]
+    for search in searches:
+        _player_game(Player(search, _small(PlayerConfig()),
+                            ownership_judge=lambda game, n: judge.ownership(game, playouts=n)),
+                     size, count=False)
+        close = getattr(search, "close", None)
+        if close is not None:
+            close()
+
+
+def _features(size: int) -> None:
+    g = _endgame(size)
+    pos = Position(g.st.copy(), g.meta.copy(), list(g.board_history), size)
+    for name in FEATURE_SETS:
+        extract(pos, name)
+
+
+STEPS: tuple[tuple[str, Callable[[int], None]], ...] = (
+    ("rules", _endgame),
+    ("features", _features),
+    ("heuristic search, dead stones, cleanup", _heuristic),
+    ("network searches", _network),
+)
+
+
+def warm_up(sizes=(9, 19), progress: Callable[[str], None] | None = None) -> float:
+    """Run every step on every board size; `progress` gets a line per step. Seconds taken."""
+    start = time.monotonic()
+    for size in sorted(set(sizes)):
+        for label, step in STEPS:
+            t0 = time.monotonic()
+            step(size)
+            if progress is not None:
+                progress(f"warm-up {size}x{size}: {label} ({time.monotonic() - t0:.1f} s)")
+    return time.monotonic() - start

@@ -1,0 +1,88 @@
+"""Nothing compiles once the engine is ready: after the loader's warm-up, a game through every GTP
+command family adds no signature to any numba dispatcher (a new one is a compile, or at least a
+cache load, in the middle of a game). And `engine-gtp --warmup` / `--help` as a user runs them."""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+from numba.core.registry import CPUDispatcher
+
+import gtp.commands  # noqa: F401  (registers the handlers)
+from engine.player import PlayerConfig
+from engine.timecontrol import TimeConfig
+from gtp.server import REGISTRY, Server
+from gtp.session import EngineConfig, Session
+from test_gtp_harness import ROOT
+from test_player_pass import OPEN_LOSS_SGF
+
+
+def _signatures() -> dict[str, tuple]:
+    out = {}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith(("engine", "models", "gtp")):
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, CPUDispatcher):
+                out[f"{value.py_func.__module__}.{value.py_func.__name__}"] = tuple(value.signatures)
+    return out
+
+
+def _game_script(sgf_path) -> list[str]:
+    """Every command family: setup, play, genmove and its pass judgement, cleanup, analysis,
+    the count, handicap, SGF, time, GoGui, sizes the models cover and one they do not."""
+    lines = ["boardsize 9", "clear_board", "komi 6.5", "play b e5", "genmove w", "undo",
+             "time_settings 60 5 1", "time_left b 50 0", "genmove w", "play b pass",
+             "genmove w", "showboard", "final_score", "final_status_list dead",
+             "lz-analyze b 10", "kata-analyze b 10 ownership true", "kata-genmove_analyze b 10",
+             "gogui-best_moves", "gogui-visit_heatmap", "gogui-ownership",
+             f"loadsgf {sgf_path}", "genmove w", "kgs-genmove_cleanup w",
+             "kgs-rules japanese", "genmove w", "final_score", "kgs-rules chinese",
+             "boardsize 19", "clear_board", "fixed_handicap 4", "genmove w", "play b pass",
+             "genmove w", "boardsize 13", "clear_board", "place_free_handicap 3", "genmove w",
+             "play b pass", "genmove w", "final_status_list dead", "boardsize 9", "clear_board",
+             "set_free_handicap c3 g7", "genmove w", "printsgf"]
+    return lines
+
+
+@pytest.mark.slow
+def test_no_numba_compile_after_warm_up(tmp_path):
+    sgf = tmp_path / "game.sgf"
+    sgf.write_bytes(OPEN_LOSS_SGF)
+    session = Session(EngineConfig(size=9, search="alphago", auto_search=True, seed=1,
+                                   playouts=64))
+    session.params["gogui_search_seconds"] = 0.2
+    script = "".join(f"{i} {line}\n" for i, line in enumerate(_game_script(sgf), 1))
+    out = io.BytesIO()
+    server = Server(session, REGISTRY, stdin=io.BytesIO(script.encode()), stdout=out)
+    session.start_loading()
+    session.wait_ready("player")
+    before = _signatures()
+    server.serve()
+    after = _signatures()
+    answers = out.getvalue().decode()
+    assert "?" not in "".join(line[:1] for line in answers.split("\n")), answers
+    new = {name: set(sigs) - set(before.get(name, ())) for name, sigs in after.items()}
+    assert {name: sigs for name, sigs in new.items() if sigs} == {}
+
+
+def test_warmup_option_reports_progress_and_exits():
+    proc = subprocess.run([sys.executable, "-m", "gtp.main", "--warmup", "--size", "9"],
+                          capture_output=True, cwd=ROOT, timeout=600, stdin=subprocess.DEVNULL)
+    err = proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert proc.stdout == b""
+    assert "warm-up 9x9: heuristic search" in err and "warm-up 19x19: network searches" in err
+
+
+def test_help_documents_the_time_and_resignation_defaults():
+    proc = subprocess.run([sys.executable, "-m", "gtp.main", "--help"], capture_output=True,
+                          cwd=ROOT, timeout=60)
+    text = " ".join(proc.stdout.decode().split())
+    cfg, time_cfg = PlayerConfig(), TimeConfig()
+    assert f"{time_cfg.default_time_per_move:g} s a move" in text
+    assert f"(default {cfg.resign_threshold:.2f})" in text
+    assert f"on {cfg.resign_consecutive} of the engine's moves in a row" in text
+    assert f"{cfg.resign_min_move:g} * N*N" in text and "--warmup" in text
