@@ -24,7 +24,8 @@ from engine.player import Player, PlayerConfig
 from engine.rollout.policy import RolloutPolicy
 from engine.rules import Rules
 from engine.search.mcts import MctsConfig, MctsSearch
-from engine.search.network import NetSearchConfig, NetworkSearch, PolicyPlayer, Position
+from engine.search.network import NetSearchConfig, NetworkSearch, Position
+from engine.search.policy import PolicyPlayer
 
 PLAYOUTS = 24  # simulations of each tiny search: enough to expand, reuse and end in two passes
 

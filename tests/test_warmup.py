@@ -14,7 +14,9 @@ import gtp.commands  # noqa: F401  (registers the handlers)
 from engine.player import PlayerConfig
 from engine.timecontrol import TimeConfig
 from gtp.server import REGISTRY, Server
-from gtp.session import EngineConfig, Session
+import gtp.loader
+from gtp.config import EngineConfig
+from gtp.session import Session
 from test_gtp_harness import ROOT
 from test_player_pass import OPEN_LOSS_SGF
 
@@ -52,7 +54,7 @@ def test_no_numba_compile_after_warm_up(tmp_path):
     sgf = tmp_path / "game.sgf"
     sgf.write_bytes(OPEN_LOSS_SGF)
     session = Session(EngineConfig(size=9, search="alphago", auto_search=True, seed=1,
-                                   playouts=64))
+                                   playouts=64), lambda: gtp.loader)
     session.params["gogui_search_seconds"] = 0.2
     script = "".join(f"{i} {line}\n" for i, line in enumerate(_game_script(sgf), 1))
     out = io.BytesIO()
