@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch")
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 KGS = SHARED / "kgs-samples"
 TYGEM = SHARED / "tygem9d" / "tygem9d-2015-06.tar.bz2"
+KGS_FIXTURES = Path(__file__).parent / "data" / "kgs"
 
 pytestmark = pytest.mark.skipif(not KGS.is_dir(), reason="../shared/data is not beside the project")
 
@@ -127,3 +128,21 @@ def test_bundle_exports_with_checksums_and_heldout_figures(small_run, tmp_path):
     import onnx
     props = {p.key: p.value for p in onnx.load(out / "policy.onnx").metadata_props}
     assert float(props["heldout_top1"]) == pytest.approx(entry["heldout"]["top1"], abs=1e-4)
+
+
+def test_no_game_left_is_a_clear_error(tmp_path):
+    """Every game of tests/data/kgs fails a default filter: the run says what was dropped and
+    which option loosens it, and exits with an error instead of a traceback."""
+    p = subprocess.run(train_cmd("sl", "--sgf", KGS_FIXTURES, "--out", tmp_path / "o"),
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1, p.stderr[-3000:]
+    assert "Traceback" not in p.stderr
+    err = p.stderr[p.stderr.index("Error:"):]
+    assert "no game left" in err and "5 games read" in err
+    assert "board size 2 (--sizes" in err and "rank 2 (--min-rank" in err
+    assert "no result 1 (never used)" in err
+    assert not (tmp_path / "o" / "data" / "dataset.json").exists()   # a retry builds anew
+    p = subprocess.run(train_cmd("sl", "--sgf", KGS_FIXTURES, "--out", tmp_path / "o", "--sizes", 9,
+                                 "--min-rank", ""), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    assert "none of the 2 games went to the held-out set: raise --heldout-fraction" in p.stderr
