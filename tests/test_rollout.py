@@ -17,7 +17,8 @@ from engine.rollout.policy import (BUNDLED_PATH, RolloutModelError, RolloutPolic
                                    scratch_weights)
 from tests.positions import check_board, load_board, pt
 
-TYGEM = Path("/work/shared/data/tygem9d")
+# the Tygem archives, when ../shared/data is beside the project
+TYGEM = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
 
 
 # ---- helpers ---------------------------------------------------------------------------------
