@@ -57,8 +57,9 @@ def heuristic_speed(n: int, seconds: float) -> float:
 
 
 def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) -> tuple[float, int]:
-    from training.rollout import Dictionary, extract_all, heldout_metrics, load_games, \
-        select_positions
+    from training.rollout_data import load_games, select_positions
+    from training.rollout_features import Dictionary, extract_all
+    from training.rollout_sgd import heldout_metrics
     games = load_games([heldout], size=19)
     sel = select_positions(games, positions, np.random.default_rng(seed))
     dic = Dictionary(pol.keys)

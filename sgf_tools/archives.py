@@ -7,11 +7,19 @@ stream, in archive order) or ``.zip`` (archive order).  Nothing is unpacked to d
 
 Broken games, unreadable files and corrupt archives never raise: they are counted in a
 `ReadStats` by reason.  A path that does not exist, or is not a supported kind, raises.
+
+A truncated archive (a broken download) keeps the files before the break and counts the rest
+as one ``"truncated archive"``.  A zip without its central directory is read from its local
+headers, in order.  A tar stream keeps what its compressor can decode: gzip and xz decode up to
+the break, bzip2 only whole blocks (900 kB of input at the usual level 9), so a cut inside the
+first block leaves nothing readable.
 """
 
 from __future__ import annotations
 
+import bz2
 import os
+import struct
 import tarfile
 import zipfile
 import zlib
@@ -37,7 +45,7 @@ class ReadStats:
 
     ``read``: games yielded; ``skipped``: broken games (and unreadable files / archives);
     ``reasons``: Counter of skip reasons (`sgf_tools.reader.REASONS`, plus ``"unreadable
-    file"`` and ``"bad archive"``); ``examples``: the first few sources per reason;
+    file"``, ``"bad archive"`` and ``"truncated archive"``); ``examples``: the first few sources per reason;
     ``files``: SGF files / members opened.
     """
 
@@ -89,7 +97,21 @@ _ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, zlib.error, EOFError, O
                    RuntimeError, ValueError, NotImplementedError) + _LZMA_ERRORS
 
 
+def _archive_failed(stats: ReadStats, path: str, error: Exception, files_before: int) -> None:
+    """Count an archive that stopped with `error` after `files_before` SGF files."""
+    # tarfile says "unexpected end of data" when the stream ends inside the archive, and "empty
+    # file" when the decompressor gave nothing at all (a cut inside bzip2's first block)
+    cut = isinstance(error, EOFError) or (isinstance(error, tarfile.ReadError) and str(error) in
+                                          ("unexpected end of data", "empty file"))
+    if cut:
+        stats.skip("truncated archive", "%s (the data ends early; %d SGF files before the break)"
+                   % (path, files_before))
+    else:
+        stats.skip("bad archive", "%s (%s: %s)" % (path, type(error).__name__, error))
+
+
 def _iter_tar(path: str, stats: ReadStats) -> Iterator[tuple[str, bytes]]:
+    done = 0
     try:
         with tarfile.open(path, mode="r|*") as tf:
             for member in tf:
@@ -97,14 +119,23 @@ def _iter_tar(path: str, stats: ReadStats) -> Iterator[tuple[str, bytes]]:
                     continue
                 f = tf.extractfile(member)
                 data = f.read() if f is not None else b""
+                done += 1
                 yield "%s:%s" % (path, member.name), data
     except _ARCHIVE_ERRORS as e:
-        stats.skip("bad archive", "%s (%s: %s)" % (path, type(e).__name__, e))
+        _archive_failed(stats, path, e, done)
 
 
 def _iter_zip(path: str, stats: ReadStats) -> Iterator[tuple[str, bytes]]:
     try:
-        with zipfile.ZipFile(path) as zf:
+        zf = zipfile.ZipFile(path)
+    except zipfile.BadZipFile:
+        yield from _iter_zip_local_headers(path, stats)   # no central directory: a cut download
+        return
+    except _ARCHIVE_ERRORS as e:
+        stats.skip("bad archive", "%s (%s: %s)" % (path, type(e).__name__, e))
+        return
+    try:
+        with zf:
             for info in zf.infolist():
                 if info.is_dir() or not _is_sgf(info.filename):
                     continue
@@ -116,6 +147,79 @@ def _iter_zip(path: str, stats: ReadStats) -> Iterator[tuple[str, bytes]]:
                 yield "%s:%s" % (path, info.filename), data
     except _ARCHIVE_ERRORS as e:
         stats.skip("bad archive", "%s (%s: %s)" % (path, type(e).__name__, e))
+
+
+# A zip member's local header (APPNOTE 4.3.7): signature, version, flags, method, time, date,
+# CRC-32, compressed size, size, name length, extra length.
+_ZIP_LOCAL = struct.Struct("<4sHHHHHIIIHH")
+_ZIP_LOCAL_SIG = b"PK\x03\x04"
+_ZIP_DESCRIPTOR_SIG = b"PK\x07\x08"
+_ZIP_CENTRAL_SIG = b"PK\x01\x02"
+_ZIP_STORED, _ZIP_DEFLATED, _ZIP_BZIP2 = 0, 8, 12
+
+
+def _zip_member_data(f, flags: int, method: int, csize: int) -> bytes | None:
+    """The uncompressed data of the member whose data starts at f's position, or None when the
+    file ends before it does. Raises `zipfile.BadZipFile` for a method it cannot read."""
+    if flags & 0x08:                      # sizes in a data descriptor after the data
+        if method != _ZIP_DEFLATED:
+            raise zipfile.BadZipFile("streamed member with compression method %d" % method)
+        dec = zlib.decompressobj(-15)
+        out = []
+        while not dec.eof:
+            chunk = f.read(65536)
+            if not chunk:
+                return None
+            out.append(dec.decompress(chunk))
+        f.seek(-len(dec.unused_data), os.SEEK_CUR)
+        desc = f.read(16)
+        if len(desc) < 12:
+            return None
+        f.seek((16 if desc[:4] == _ZIP_DESCRIPTOR_SIG else 12) - len(desc), os.SEEK_CUR)
+        return b"".join(out)
+    raw = f.read(csize)
+    if len(raw) < csize:
+        return None
+    if method == _ZIP_STORED:
+        return raw
+    if method == _ZIP_DEFLATED:
+        return zlib.decompress(raw, -15)
+    if method == _ZIP_BZIP2:
+        return bz2.decompress(raw)
+    raise zipfile.BadZipFile("compression method %d" % method)
+
+
+def _iter_zip_local_headers(path: str, stats: ReadStats) -> Iterator[tuple[str, bytes]]:
+    """The members of a zip that has no central directory (the end of the file is missing), in
+    file order, up to the break."""
+    done = 0
+    with open(path, "rb") as f:
+        while True:
+            head = f.read(_ZIP_LOCAL.size)
+            if head[:4] != _ZIP_LOCAL_SIG and len(head) >= 4:
+                break
+            if len(head) < _ZIP_LOCAL.size:
+                stats.skip("truncated archive", "%s (%d SGF files before the break)" % (path, done))
+                return
+            _sig, _ver, flags, method, _t, _d, _crc, csize, _size, nlen, xlen = \
+                _ZIP_LOCAL.unpack(head)
+            name = f.read(nlen).decode("utf-8" if flags & 0x800 else "cp437", "replace")
+            f.seek(xlen, os.SEEK_CUR)
+            try:
+                data = _zip_member_data(f, flags, method, csize)
+            except _ARCHIVE_ERRORS as e:
+                stats.skip("bad archive", "%s:%s (%s: %s)" % (path, name, type(e).__name__, e))
+                return
+            if data is None:
+                stats.skip("truncated archive", "%s (%d SGF files before the break)" % (path, done))
+                return
+            if not name.endswith("/") and _is_sgf(name):
+                done += 1
+                yield "%s:%s" % (path, name), data
+    if head[:4] == _ZIP_CENTRAL_SIG:      # the directory begins, but its end record is cut off
+        stats.skip("truncated archive", "%s (%d SGF files before the break)" % (path, done))
+    else:
+        stats.skip("bad archive", "%s (not a zip file after %d SGF files)" % (path, done))
 
 
 def _iter_dir(path: str, stats: ReadStats) -> Iterator[tuple[str, bytes]]:

@@ -17,7 +17,8 @@ from engine.rollout.policy import (BUNDLED_PATH, RolloutModelError, RolloutPolic
                                    scratch_weights)
 from tests.positions import check_board, load_board, pt
 
-TYGEM = Path("/work/shared/data/tygem9d")
+# the Tygem archives, when ../shared/data is beside the project
+TYGEM = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
 
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -345,7 +346,8 @@ def test_bundled_model_if_present():
 # ---- training ----------------------------------------------------------------------------------
 @pytest.mark.skipif(not TYGEM.is_dir(), reason="no Tygem archives")
 def test_tiny_training_run_beats_uniform(tmp_path):
-    from training.rollout import split_heldout, train_rollout
+    from training.rollout import train_rollout
+    from training.rollout_data import split_heldout
     train, held = split_heldout([TYGEM])
     assert [f.name for f in held] == ["tygem9d-2015-06.tar.bz2"]
     assert all(f.name != "tygem9d-2015-06.tar.bz2" for f in train)
@@ -366,7 +368,7 @@ def test_tiny_training_run_beats_uniform(tmp_path):
 @pytest.mark.skipif(not TYGEM.is_dir(), reason="no Tygem archives")
 def test_rollout_command_line(tmp_path):
     from click.testing import CliRunner
-    from training.rollout import rollout_command
+    from training.rollout_cli import rollout_command
     out = tmp_path / "r.npz"
     res = CliRunner().invoke(rollout_command, [
         "--sgf", str(TYGEM), "--out", str(out), "--positions", "500", "--max-games", "5",
@@ -382,7 +384,8 @@ def test_training_features_match_the_playout_policy():
     (RolloutPolicy built from the same keys and weights), position by position."""
     from engine.replay import initial_game
     from sgf_tools.archives import iter_games
-    from training.rollout import build_dictionary, count_patterns, extract_all, load_games
+    from training.rollout_data import load_games
+    from training.rollout_features import build_dictionary, count_patterns, extract_all
     path = TYGEM / "tygem9d-2015-05.tar.bz2"
     gs = load_games([path], max_games=2)
     sel = ((gs.col <= 2) & (gs.loc >= 0)).astype(np.uint8)

@@ -11,7 +11,14 @@
 """
 from __future__ import annotations
 
+import sys
+
 import click
+
+from training.rollout_cli import rollout_command
+
+# The `train` extra of pyproject.toml: the modules the other subcommands import.
+TRAIN_EXTRA = ("torch", "onnx", "tqdm", "matplotlib")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -20,26 +27,27 @@ def cli():
 
 
 def _register():
+    # Imported here, not at the top: these subcommands need the `train` extra (torch), and
+    # `main` turns its absence into a message instead of a traceback.
     from training.bundle import bundle_command
     from training.evaluate import eval_command
     from training.export_cli import export_command
-    from training.sl import sl_command, value_command
-    cli.add_command(sl_command)
-    cli.add_command(value_command)
-    cli.add_command(eval_command)
-    cli.add_command(export_command)
-    cli.add_command(bundle_command)
     from training.selfplay_value import value_data_command
-    cli.add_command(value_data_command)
-    try:
-        from training.rollout import rollout_command
-        cli.add_command(rollout_command)
-    except ImportError:
-        pass
+    from training.sl import sl_command, value_command
+    for command in (sl_command, value_command, eval_command, export_command, bundle_command,
+                    value_data_command, rollout_command):
+        cli.add_command(command)
 
 
 def main(argv=None):
-    _register()
+    try:
+        _register()
+    except ModuleNotFoundError as e:
+        if (e.name or "").split(".")[0] not in TRAIN_EXTRA:
+            raise
+        sys.exit(f"engine-train: no module named {e.name!r}; the training commands need the "
+                 f"`train` extra: pip install 'goengine[train]' (from a clone: "
+                 f"pip install '.[train]')")
     cli.main(args=argv, prog_name="engine-train")
 
 

@@ -20,6 +20,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from training import nets
+from training.curves import append_row
 from training.dataset import PackedPositions, SizeMix, shard_sizes
 
 
@@ -204,24 +205,6 @@ CURVE_FIELDS = ["step", "positions", "train_loss", "train_top1", "heldout_loss",
                 "heldout_top5", "heldout_mse", "lr", "elapsed_s", "heldout_by_size"]
 
 
-def _append_curve(path: Path, row: dict) -> None:
-    new = not path.exists()
-    if not new:
-        with path.open(newline="") as f:
-            reader = csv.DictReader(f)
-            old_fields, rows = reader.fieldnames, list(reader)
-        if old_fields != CURVE_FIELDS:          # a curve written by an older version: upgrade it
-            with path.open("w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
-                w.writeheader()
-                w.writerows({k: r.get(k, "") for k in CURVE_FIELDS} for r in rows)
-    with path.open("a", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CURVE_FIELDS)
-        if new:
-            w.writeheader()
-        w.writerow({k: row.get(k, "") for k in CURVE_FIELDS})
-
-
 def plot_curve(csv_path: Path, png_path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -334,7 +317,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
             by_size = {k: v for k, v in metrics.items() if k.startswith(("mse_", "top1_"))}
             if by_size:
                 row["heldout_by_size"] = " ".join(f"{k}={v:.4f}" for k, v in sorted(by_size.items()))
-            _append_curve(run_dir / "curve.csv", row)
+            append_row(run_dir / "curve.csv", CURVE_FIELDS, row)
             plot_curve(run_dir / "curve.csv", run_dir / "curve.png")
             bar.write(" ".join(f"{a}={b}" for a, b in row.items() if b != ""))
             best = {**metrics, "step": step, "positions": positions}

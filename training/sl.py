@@ -48,6 +48,50 @@ def make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_w
                         require_winner=require_winner, dedupe=True)
 
 
+# The option that lets through the games a filter drops (sgf_tools.filters' reasons); games with
+# no result (or, where the outcome is a target, no winner) are never used.
+LOOSENED_BY = {"board size": "--sizes, e.g. --sizes 9,13,19",
+               "rank": "--min-rank, e.g. --min-rank 1d, or --min-rank '' for no rank filter",
+               "handicap": "--max-handicap", "komi": "--komi-range", "too short": "--min-moves",
+               "no result": "never used", "no winner": "never used"}
+
+
+def check_splits(stats: dict, heldout_fraction: float) -> None:
+    """Raise a `click.ClickException` that says what was dropped and which option loosens it
+    when the dataset `stats` (`BuildStats.as_dict()`) has no training or no held-out game."""
+    games = stats["games"]
+    if games["train"] and games["heldout"]:
+        return
+    filtered = stats["filtered"]
+    if filtered["kept"] == 0:
+        dropped = ", ".join(f"{reason} {n}" + (f" ({LOOSENED_BY[reason]})" if reason in LOOSENED_BY
+                                               else "")
+                            for reason, n in sorted(filtered["rejected"].items()))
+        unreadable = stats["read"].get("skipped", 0) if isinstance(stats["read"], dict) else 0
+        raise click.ClickException(
+            f"no game left to train on: {filtered['seen']} games read, none kept"
+            + (f"; dropped by the filters: {dropped} (each game counted under the first filter "
+               f"it fails)" if dropped else "")
+            + (f"; {unreadable} unreadable" if unreadable else ""))
+    kept = games["train"] + games["heldout"]
+    errors = stats.get("replay_errors") or {}
+    if kept == 0:
+        raise click.ClickException(f"no game left to train on: all {filtered['kept']} kept games "
+                                   f"stopped on an illegal move {errors}")
+    if games["heldout"] == 0:
+        raise click.ClickException(f"none of the {kept} games went to the held-out set: raise "
+                                   f"--heldout-fraction (now {heldout_fraction}) or add games")
+    raise click.ClickException(f"all {kept} games went to the held-out set: lower "
+                               f"--heldout-fraction (now {heldout_fraction}) or add games")
+
+
+def discard_dataset(data_dir: Path) -> None:
+    """Remove a dataset's index and shards, so that the next run builds it again."""
+    for f in [data_dir / "dataset.json", *data_dir.glob("train-*.npz"),
+              *data_dir.glob("heldout-*.npz")]:
+        f.unlink(missing_ok=True)
+
+
 def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction, positions_per_game,
                     max_games, seed) -> dict:
     """Build the bit-packed shards once; reuse them when the same sources were already built."""
@@ -59,9 +103,11 @@ def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction,
                 raise click.UsageError(f"{data_dir} holds {meta.get('feature_set')} planes; this "
                                        f"network needs {feature_set}")
             click.echo(f"dataset {data_dir}: {meta['stats']['positions']}", err=True)
+            check_splits(meta["stats"], meta["heldout_fraction"])
             return meta
         if meta.get("sources") == [str(s) for s in sgf] and meta.get("feature_set") == feature_set:
             click.echo(f"reusing dataset {data_dir}: {meta['stats']['positions']}", err=True)
+            check_splits(meta["stats"], meta["heldout_fraction"])
             return meta
         raise click.UsageError(f"{data_dir} holds a dataset of other sources; pick another --data-dir")
     bar = tqdm(unit="game", desc="replaying games", dynamic_ncols=True, total=max_games)
@@ -75,6 +121,11 @@ def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction,
                          positions_per_game, max_games, seed=seed, progress=progress)
     bar.close()
     click.echo(stats.summary(), err=True)
+    try:
+        check_splits(stats.as_dict(), heldout_fraction)
+    except click.ClickException:
+        discard_dataset(data_dir)
+        raise
     return json.loads(meta_path.read_text())
 
 
