@@ -18,6 +18,18 @@ def play_all(game, moves):
     return game
 
 
+class ConstantValue:
+    """Value +v for the side to move everywhere (a stand-in network with a known answer)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def evaluate(self, planes, legal_mask=None):
+        b, n = planes.shape[0], planes.shape[-1]
+        return Evaluation(priors=np.full((b, n * n + 1), 1.0 / (n * n + 1), np.float32),
+                          value_stm=np.full(b, self.v, np.float32))
+
+
 class BlackValue:
     """A stand-in value network with a known answer: +v for Black in every position. Its value_stm
     is v with Black to move and -v with White, read from the player-colour plane (the last plane
