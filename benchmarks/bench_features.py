@@ -2,12 +2,13 @@
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_features.py
     python benchmarks/bench_features.py --games 100 --sets alphago48 alphago49 zero17
+    python benchmarks/bench_features.py --archive tests/data/games/tygem9d-2015-05 --games 5
 
-Positions are those after moves 80..150 of the first `--games` games of
-/work/shared/data/tygem9d/tygem9d-2015-05.tar.bz2 (read with tarfile + sgfmill), replayed through
-engine.game.Game. Timed: `engine.features.extract_into` into a preallocated uint8 batch (the
-dataset path) and `extract` (float32, what play uses), after a warm-up pass that compiles the
-kernels. Also reported: the share of the time spent in ladder reading (the same pass with the
+Positions are those after moves 80..150 of the first `--games` 19x19 games of at least 150 moves
+in `--archive` (default: ../shared/data/tygem9d/tygem9d-2015-05.tar.bz2 beside the project; any
+.sgf file, folder or archive of them), replayed through engine.game.Game. Timed:
+`engine.features.extract_into` into a preallocated uint8 batch (the dataset path) and `extract`
+(float32, what play uses), after a warm-up pass that compiles the kernels. Also reported: the share of the time spent in ladder reading (the same pass with the
 ladder groups switched off). Goal: 20,000 full 48-plane extractions per second.
 """
 from __future__ import annotations
@@ -17,48 +18,38 @@ import os
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import tarfile  # noqa: E402
 import time  # noqa: E402
 
 import numpy as np  # noqa: E402
-import sgfmill.sgf  # noqa: E402
 
+from data_paths import default_data, missing  # noqa: E402
 from engine import board as B  # noqa: E402
 from engine.coords import PASS, loc  # noqa: E402
 from engine.features import FeatureSet, extract, extract_into, get  # noqa: E402
 from engine.game import Game  # noqa: E402
 from engine.rules import Rules  # noqa: E402
+from sgf_tools.archives import iter_games  # noqa: E402
 
-ARCHIVE = "/work/shared/data/tygem9d/tygem9d-2015-05.tar.bz2"
+ARCHIVE = "tygem9d/tygem9d-2015-05.tar.bz2"  # under ../shared/data
 GOAL = 20_000.0
 
 
-def positions(games: int, first: int = 80, last: int = 150) -> list[Game]:
+def positions(archive: str, games: int, first: int = 80, last: int = 150) -> list[Game]:
     out: list[Game] = []
     used = 0
-    with tarfile.open(ARCHIVE) as tar:
-        for member in tar:
-            if used >= games:
-                break
-            if not member.isfile() or not member.name.endswith(".sgf"):
-                continue
-            sgf = sgfmill.sgf.Sgf_game.from_bytes(tar.extractfile(member).read())
-            n = sgf.get_size()
-            if n != 19:
-                continue
-            g = Game(n, Rules(komi=6.5, superko="none"))
-            seq = sgf.get_main_sequence()[1:]
-            if len(seq) < last:
-                continue
-            for i, node in enumerate(seq[:last], 1):
-                colour, point = node.get_move()
-                if colour is None:
-                    continue
-                lc = PASS if point is None else loc(n - 1 - point[0], point[1], n)
-                g.play(B.BLACK if colour == "b" else B.WHITE, lc)
-                if i >= first:
-                    out.append(g.copy())
-            used += 1
+    for record in iter_games(archive):
+        if used >= games:
+            break
+        n = record.size
+        if n != 19 or len(record.moves) < last or record.setup_black or record.setup_white:
+            continue
+        g = Game(n, Rules(komi=6.5, superko="none"))
+        for i, (colour, point) in enumerate(record.moves[:last], 1):
+            lc = PASS if point is None else loc(point[0], point[1], n)
+            g.play(B.BLACK if colour == "b" else B.WHITE, lc)
+            if i >= first:
+                out.append(g.copy())
+        used += 1
     return out
 
 
@@ -79,13 +70,17 @@ def rate(fn, items, min_seconds: float) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--archive", default=default_data(ARCHIVE),
+                    help=f"game records (default: ../shared/data/{ARCHIVE} beside the project)")
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--seconds", type=float, default=3.0, help="minimum timing per measurement")
     ap.add_argument("--sets", nargs="+", default=["alphago48"])
     args = ap.parse_args()
+    if args.archive is None:
+        ap.error(missing("--archive", ARCHIVE))
 
     t0 = time.perf_counter()
-    games = positions(args.games)
+    games = positions(args.archive, args.games)
     print(f"{len(games)} positions (moves 80-150 of {args.games} games) loaded in "
           f"{time.perf_counter() - t0:.1f} s; NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']}")
 

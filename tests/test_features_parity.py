@@ -1,8 +1,7 @@
 """Parity of the features on real games: incremental state vs a fresh replay vs a copy, and the
-8 symmetries (planes of the transformed game == transformed planes of the game)."""
+8 symmetries (planes of the transformed game == transformed planes of the game). The games are
+fixtures in tests/data."""
 from __future__ import annotations
-
-import pathlib
 
 import numpy as np
 import pytest
@@ -13,8 +12,8 @@ from engine.coords import PASS, loc, loc_to_rc
 from engine.features import FEATURE_SETS, extract
 from engine.game import Game
 from engine.rules import Rules
+from sample_games import kgs_game
 
-SAMPLES = pathlib.Path("/work/shared/data/kgs-samples")
 GAMES = ["2016-11-29-Zen19L-GodMoves.sgf",     # 19x19, long, many fights
          "2023-05-18-pachipachi-Landais.sgf",  # 19x19 handicap (AB)
          "2012-03-05-Fuego13-Zen19S.sgf",      # 13x13
@@ -24,7 +23,7 @@ RULES = Rules(superko="none")
 
 def read_game(name: str):
     """(size, handicap locs, [(colour, loc)]) straight from sgfmill."""
-    sgf = sgfmill.sgf.Sgf_game.from_bytes((SAMPLES / name).read_bytes())
+    sgf = sgfmill.sgf.Sgf_game.from_bytes(kgs_game(name).read_bytes())
     n = sgf.get_size()
     root = sgf.get_root()
     ab = root.get("AB") if root.has_property("AB") else set()

@@ -36,6 +36,21 @@ class ConstantValue:
                           value_stm=np.full(b, self.v, np.float32))
 
 
+class BlackValue:
+    """A stand-in value network with a known answer: +v for Black in every position. Its value_stm
+    is v with Black to move and -v with White, read from the player-colour plane (the last plane
+    of alphago49, the value network's feature set)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def evaluate(self, planes, legal_mask=None):
+        b, n = planes.shape[0], planes.shape[-1]
+        black_to_move = planes[:, -1, 0, 0] == 1
+        return Evaluation(priors=np.full((b, n * n + 1), 1.0 / (n * n + 1), np.float32),
+                          value_stm=np.where(black_to_move, self.v, -self.v).astype(np.float32))
+
+
 def test_backup_flips_sign_per_mover():
     t = T.Tree(100)
     t.reset(BLACK)  # root: white moved into it, black to play
@@ -62,24 +77,54 @@ def test_virtual_loss_removed_after_batches():
     assert t.ti[T.I_N, t.root] >= 200
 
 
-@pytest.mark.parametrize("lam", [0.0, 1.0])
-def test_lambda_extremes_use_one_source(lam):
-    """lambda 0: Q is the value net alone; lambda 1: rollouts alone."""
+def lambda_search(lam, v_black):
+    """The tree after 100 playouts on an empty 5x5 with lambda `lam` and a value network that says
+    `v_black` everywhere, and Black's visited moves at its root whose subtrees hold no two passes
+    in a row: every leaf under those was scored by the value network or a rollout, none by the
+    rules (a terminal leaf backs its score up into both W_v and W_r)."""
     s = NetworkSearch(NetSearchConfig(mode="alphago", lam=lam, n_thr=1), policy=None,
-                      value=ConstantValue(0.4), seed=2)
+                      value=BlackValue(v_black), seed=2)
     s.search(Game(5), BLACK, playouts=100)
     t = s.tree
-    kids = [c for c in t.children(t.root) if t.ti[T.I_N, c] > 0]
-    assert kids
+
+    def has_terminal(node):
+        return any((t.ti[T.I_MOVE, c] == PASS and t.ti[T.I_MOVE, node] == PASS) or has_terminal(c)
+                   for c in t.children(node) if t.ti[T.I_N, c] > 0)
+
+    kids = [c for c in t.children(t.root) if t.ti[T.I_N, c] > 0 and not has_terminal(c)]
+    assert len(kids) > 3
+    return t, kids
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.5])
+def test_lambda_mixes_the_value_network_in(lam):
+    """lambda 0: Q is the value net alone; lambda 0.5: half value net, half rollouts. The stand-in
+    says +0.3 for Black everywhere, so W_v / N_v of each of Black's moves is exactly 0.3."""
+    t, kids = lambda_search(lam, 0.3)
     for c in kids:
+        assert t.ti[T.I_NV, c] == t.ti[T.I_N, c]  # every visit consulted the value net
+        assert t.tf[T.F_WV, c] / t.ti[T.I_NV, c] == pytest.approx(0.3, abs=1e-6)
         q = T.node_q(t.ti, t.tf, c, lam)
         if lam == 0.0:
             assert t.ti[T.I_NR, c] == 0  # no rollouts at all
-            # every leaf after black's move has white to move with value +0.4 for white
-            assert q == pytest.approx(-0.4, abs=1e-6) or t.ti[T.I_NV, c] == 0 or abs(q) <= 0.4 + 1e-6
+            assert q == pytest.approx(0.3, abs=1e-6)
         else:
+            assert t.ti[T.I_NR, c] == t.ti[T.I_N, c]
+            assert q == pytest.approx(0.15 + 0.5 * t.tf[T.F_WR, c] / t.ti[T.I_NR, c], abs=1e-6)
+
+
+def test_lambda_one_ignores_the_value_network():
+    """lambda 1: rollouts alone; the same search with another value network gives the same tree."""
+    trees = []
+    for v_black in (0.3, -0.9):
+        t, kids = lambda_search(1.0, v_black)
+        for c in kids:
             assert t.ti[T.I_NV, c] == 0  # the value net is not consulted
-            assert q == pytest.approx(t.tf[T.F_WR, c] / t.ti[T.I_NR, c])
+            assert t.ti[T.I_NR, c] == t.ti[T.I_N, c]
+            assert T.node_q(t.ti, t.tf, c, 1.0) == pytest.approx(t.tf[T.F_WR, c] / t.ti[T.I_NR, c])
+        trees.append([(int(t.ti[T.I_MOVE, c]), int(t.ti[T.I_N, c]), float(t.tf[T.F_WR, c]))
+                      for c in kids])
+    assert trees[0] == trees[1]
 
 
 def test_won_terminal_position_raises_q_of_winner_on_path():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import os
 
 import pytest
 
@@ -12,9 +11,7 @@ from sgf_tools.filters import (KGS_MIN_RANK, Deduplicator, FilterConfig, FilterS
                                build_filters, handicap_filter, komi_filter, length_filter, rank_filter,
                                result_filter, size_filter, winner_filter)
 from sgf_tools.record import GameRecord
-
-TYGEM = "/work/shared/data/tygem9d/tygem9d-2015-05.tar.bz2"
-AI = "/work/shared/data/ai/ai-games.tar.bz2"
+from sample_games import AI, GAMES, TYGEM, present
 
 
 def game(**kw) -> GameRecord:
@@ -116,13 +113,16 @@ def test_default_config_keeps_everything_on_19():
     assert kept(recs, FilterConfig()) == recs
 
 
-@pytest.mark.skipif(not os.path.exists(TYGEM), reason="shared data not available")
-def test_on_real_games():
-    recs = list(itertools.islice(iter_games(TYGEM), 300)) + list(itertools.islice(iter_games(AI), 300))
+@pytest.mark.parametrize("paths,copies", [((GAMES,), 3), ((TYGEM, AI), 50)],
+                         ids=["fixtures", "shared"])
+def test_on_real_games(paths, copies):
+    """KGS and Tygem fixtures, or 300 Tygem and 300 AI games of ../shared/data, some twice."""
+    recs = [r for p in paths for r in itertools.islice(iter_games(present(p)), 300)]
+    tygem = [r for r in recs if "tygem" in r.source]
     stats = FilterStats()
-    out = kept(recs + recs[:50], FilterConfig.kgs(komi_range=(5.5, 7.5)), stats)
-    assert stats.seen == 650 and stats.rejected["duplicate"] == 50
+    out = kept(recs + tygem[:copies], FilterConfig.kgs(komi_range=(5.5, 7.5)), stats)
+    assert stats.seen == len(recs) + copies and stats.rejected["duplicate"] == copies
     assert all(r.black_rank_value >= 6 and r.white_rank_value >= 6 for r in out)
     assert all(5.5 <= r.komi <= 7.5 and len(r.moves) >= 30 and r.result for r in out)
-    assert stats.kept == len(out) == 650 - stats.rejected_total
-    assert len(out) >= 300          # every Tygem game passes
+    assert stats.kept == len(out) == stats.seen - stats.rejected_total
+    assert len(tygem) >= 5 and {id(r) for r in tygem} <= {id(r) for r in out}  # all pass

@@ -1,11 +1,10 @@
-"""sgf_tools.reader: real KGS / Tygem / AI files, tolerance, broken inputs, fast path."""
+"""sgf_tools.reader: real KGS / Tygem / AI files, tolerance, broken inputs, fast path. The real
+files are fixtures in tests/data; the whole archives of ../shared/data add coverage when present."""
 
 from __future__ import annotations
 
 import dataclasses
-import glob
 import itertools
-import os
 import random
 
 import pytest
@@ -15,18 +14,11 @@ from sgfmill import sgf
 
 from sgf_tools.archives import iter_sgf_bytes
 from sgf_tools.reader import REASONS, SgfError, parse_komi, read_sgf, read_sgf_collection, read_sgf_file
-
-DATA = "/work/shared/data"
-KGS = os.path.join(DATA, "kgs-samples")
-TYGEM = os.path.join(DATA, "tygem9d", "tygem9d-2015-05.tar.bz2")
-AI = os.path.join(DATA, "ai", "ai-games.tar.bz2")
-KGS_FILES = sorted(glob.glob(os.path.join(KGS, "*.sgf")))
-
-needs_data = pytest.mark.skipif(not os.path.isdir(KGS), reason="shared data not available")
+from sample_games import AI, GAMES, KGS_SAMPLES, TYGEM, TYGEM_GAMES, kgs_files, kgs_game, present
 
 
-def kgs(name: str):
-    return read_sgf_file(os.path.join(KGS, name))
+def kgs(name: str, **kw):
+    return read_sgf_file(str(kgs_game(name)), **kw)
 
 
 def first_bytes(path: str, n: int) -> list[tuple[str, bytes]]:
@@ -60,22 +52,21 @@ def sgfmill_main_line(data: bytes):
 
 # --------------------------------------------------------------------------- KGS files
 
-@needs_data
 def test_all_kgs_samples_parse():
-    assert len(KGS_FILES) == 19
     sizes = []
-    for path in KGS_FILES:
-        r = read_sgf_file(path)
-        assert r.source == path
+    for path in kgs_files():
+        r = read_sgf_file(str(path))
+        assert r.source == str(path)
         assert r.moves
         sizes.append(r.size)
-    assert sorted(sizes) == [9] * 4 + [13] + [19] * 14
+    assert {9, 13, 19} <= set(sizes)
+    if KGS_SAMPLES.is_dir():
+        assert sorted(sizes) == [9] * 4 + [13] + [19] * 14
 
 
-@needs_data
-@pytest.mark.parametrize("path", KGS_FILES, ids=os.path.basename)
+@pytest.mark.parametrize("path", kgs_files(), ids=lambda p: p.name)
 def test_kgs_samples_agree_with_sgfmill(path):
-    data = open(path, "rb").read()
+    data = path.read_bytes()
     r = read_sgf(data)
     size, black, white, moves = sgfmill_main_line(data)
     assert r.size == size
@@ -88,7 +79,6 @@ def test_kgs_samples_agree_with_sgfmill(path):
     assert read_sgf(data, fast=False) == r
 
 
-@needs_data
 def test_kgs_fixed_handicap_ab():
     r = kgs("2023-05-18-pachipachi-Landais.sgf")       # HA[5] AB[dd][pd][jj][dp][pp]
     assert r.handicap == 5
@@ -101,7 +91,6 @@ def test_kgs_fixed_handicap_ab():
     assert (r.black_rank_value, r.white_rank_value) == (-3, 3)
 
 
-@needs_data
 @pytest.mark.parametrize("name,n,stones,first,n_moves", [
     ("2012-08-14-Blubbel-AyaBot4.sgf", 5, ["dd", "pd", "jj", "dp", "pp"], "qn", 399),
     ("2016-09-24-pachipachi-iwonder.sgf", 7, ["pd", "dp", "pp", "dd", "dj", "pj", "jj"], "nc", 216),
@@ -120,7 +109,6 @@ def test_kgs_free_placement_handicap(name, n, stones, first, n_moves):
     assert all(c == ("w" if i % 2 == 0 else "b") for i, (c, _) in enumerate(r.moves))
 
 
-@needs_data
 def test_kgs_draw_and_missing_result():
     draw = kgs("2014-10-12-Fuego9-Orego12.sgf")
     assert draw.size == 9 and draw.komi == 7.0 and draw.result == "0"
@@ -132,7 +120,6 @@ def test_kgs_draw_and_missing_result():
     assert noresult.result is None and noresult.winner is None and not noresult.is_draw
 
 
-@needs_data
 def test_kgs_header_fields():
     r = kgs("2012-04-24-Charles60-FuegoBot.sgf")
     assert (r.size, r.komi, r.handicap) == (9, 6.5, 0)
@@ -145,7 +132,6 @@ def test_kgs_header_fields():
     assert r13.black_rank == "5d"
 
 
-@needs_data
 def test_kgs_variations_main_line_only():
     # the score dispute left a second branch; the main line is the first one
     r = kgs("2008-09-16-Fuego-masaician.sgf")
@@ -155,9 +141,8 @@ def test_kgs_variations_main_line_only():
     assert r.result == "B+13.50" and r.winner == "b"
 
 
-@needs_data
 def test_kgs_comments():
-    r = read_sgf_file(os.path.join(KGS, "2016-11-29-Zen19L-GodMoves.sgf"), comments=True)
+    r = kgs("2016-11-29-Zen19L-GodMoves.sgf", comments=True)
     assert r.comments[-1].startswith("Zen19L [9d]: GTP Engine for Zen19L")  # \] unescaped
     assert r.comments[0].startswith("Thundergod [6d]: ah,way too slow")
     assert len(r.comments) > 100
@@ -166,11 +151,11 @@ def test_kgs_comments():
 
 # --------------------------------------------------------------------------- Tygem / AI
 
-@needs_data
-def test_tygem_games():
-    items = first_bytes(TYGEM, 300)
-    recs = [read_sgf(d, n) for n, d in items]
-    assert len(recs) == 300
+@pytest.mark.parametrize("path,n", [(TYGEM_GAMES, 5), (TYGEM, 300)], ids=["fixtures", "shared"])
+def test_tygem_games(path, n):
+    items = first_bytes(present(path), n)
+    recs = [read_sgf(d, name) for name, d in items]
+    assert len(recs) == n
     for r in recs:
         assert r.size == 19 and r.komi == 6.5 and r.handicap == 0
         assert r.setup_black == [] and r.setup_white == []
@@ -183,10 +168,10 @@ def test_tygem_games():
     assert first.moves[:3] == [("b", (3, 15)), ("w", (15, 15)), ("b", (3, 2))]
 
 
-@needs_data
-@pytest.mark.parametrize("path,n", [(TYGEM, 1500), (AI, 1500)], ids=["tygem", "ai"])
+@pytest.mark.parametrize("path,n", [(GAMES, 100), (TYGEM, 1500), (AI, 1500)],
+                         ids=["fixtures", "tygem", "ai"])
 def test_fast_path_identical_to_sgfmill(path, n):
-    items = first_bytes(path, n)
+    items = first_bytes(present(path), n)
     for name, data in items:
         fast = read_sgf(data, name)
         slow = read_sgf(data, name, fast=False)
@@ -194,9 +179,9 @@ def test_fast_path_identical_to_sgfmill(path, n):
         assert fast.source == slow.source
 
 
-@needs_data
-def test_ai_games_agree_with_sgfmill():
-    for name, data in first_bytes(AI, 300):
+@pytest.mark.parametrize("path", [GAMES, AI], ids=["fixtures", "ai"])
+def test_archive_games_agree_with_sgfmill(path):
+    for name, data in first_bytes(present(path), 300):
         r = read_sgf(data, name)
         size, black, white, moves = sgfmill_main_line(data)
         assert (r.size, set(r.setup_black), set(r.setup_white), r.moves) == (size, black, white, moves)

@@ -6,15 +6,15 @@ import ast
 import dataclasses
 import hashlib
 import itertools
-import os
 import pathlib
+import random
 
 import pytest
 
 from sgf_tools.archives import iter_games
 from sgf_tools.record import GameRecord, is_draw_result, parse_rank, parse_winner
+from sample_games import TYGEM, present
 
-TYGEM = "/work/shared/data/tygem9d/tygem9d-2015-05.tar.bz2"
 PKG = pathlib.Path(__file__).resolve().parent.parent / "sgf_tools"
 
 
@@ -93,11 +93,20 @@ def test_heldout_edges():
     assert r.heldout(-1) is False and r.heldout(2) is True
 
 
-@pytest.mark.skipif(not os.path.exists(TYGEM), reason="shared data not available")
-def test_heldout_split_is_stable_and_proportional():
-    recs = list(itertools.islice(iter_games(TYGEM), 2000))
+def random_games(n: int) -> list[GameRecord]:
+    """n games of 30 random moves on 19x19, the same n games at every call."""
+    rng = random.Random(5)
+    return [GameRecord(moves=[("bw"[i % 2], (rng.randrange(19), rng.randrange(19)))
+                              for i in range(30)]) for _ in range(n)]
+
+
+@pytest.mark.parametrize("source", ["random", "tygem"])
+def test_heldout_split_is_stable_and_proportional(source):
+    games = (random_games if source == "random" else
+             lambda n: list(itertools.islice(iter_games(present(TYGEM)), n)))
+    recs = games(2000)
     split = [r.heldout(0.1) for r in recs]
-    again = [r.heldout(0.1) for r in itertools.islice(iter_games(TYGEM), 2000)]
+    again = [r.heldout(0.1) for r in games(2000)]
     assert split == again
     assert 0.07 < sum(split) / len(split) < 0.13
     # monotone in the fraction: held out at 5% implies held out at 10%

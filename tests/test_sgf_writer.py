@@ -1,10 +1,9 @@
-"""sgf_tools.writer: output format and read(write(r)) == r round trips on real games."""
+"""sgf_tools.writer: output format and read(write(r)) == r round trips on real games (fixtures in
+tests/data, and the archives of ../shared/data when present)."""
 
 from __future__ import annotations
 
-import glob
 import itertools
-import os
 
 import pytest
 from hypothesis import assume, given, settings
@@ -20,13 +19,7 @@ from sgf_tools.archives import ReadStats, iter_games
 from sgf_tools.reader import read_sgf, read_sgf_file
 from sgf_tools.record import GameRecord
 from sgf_tools.writer import format_komi, sgf_rules, write_sgf
-
-DATA = "/work/shared/data"
-KGS_FILES = sorted(glob.glob(os.path.join(DATA, "kgs-samples", "*.sgf")))
-TYGEM = os.path.join(DATA, "tygem9d", "tygem9d-2015-05.tar.bz2")
-AI = os.path.join(DATA, "ai", "ai-games.tar.bz2")
-
-needs_data = pytest.mark.skipif(not KGS_FILES, reason="shared data not available")
+from sample_games import AI, GAMES, TYGEM, kgs_files, present
 
 
 def roundtrip(r: GameRecord, **kw) -> GameRecord:
@@ -117,21 +110,20 @@ def test_bad_records():
         write_sgf(GameRecord(size=9, komi=float("nan"), moves=[("b", (0, 0))]))
 
 
-@needs_data
-@pytest.mark.parametrize("path", KGS_FILES, ids=os.path.basename)
+@pytest.mark.parametrize("path", kgs_files(), ids=lambda p: p.name)
 def test_roundtrip_kgs_samples(path):
-    r = read_sgf_file(path, comments=True)
+    r = read_sgf_file(str(path), comments=True)
     back = roundtrip(r)
     assert back == r
     assert back.comments == r.comments
 
 
-@needs_data
-@pytest.mark.parametrize("path", [TYGEM, AI], ids=["tygem", "ai"])
-def test_roundtrip_archives(path):
+@pytest.mark.parametrize("path,n", [(GAMES, 9), (TYGEM, 300), (AI, 300)],
+                         ids=["fixtures", "tygem", "ai"])
+def test_roundtrip_archives(path, n):
     stats = ReadStats()
-    recs = list(itertools.islice(iter_games(path, stats, comments=True), 300))
-    assert len(recs) == 300 and stats.skipped == 0
+    recs = list(itertools.islice(iter_games(present(path), stats, comments=True), n))
+    assert len(recs) == n and stats.skipped == 0
     for r in recs:
         back = roundtrip(r)
         assert back == r, r.source
