@@ -159,7 +159,7 @@ def _build_search(s: Session):
 
 
 def _net_config(cfg: EngineConfig, mode: str):
-    """NetSearchConfig with the command line's overrides of ALGORITHMS.md's defaults."""
+    """NetSearchConfig: the defaults (docs/algorithms.md §2) and the command line's overrides."""
     from engine.search.network import NetSearchConfig
     overrides = {k: v for k, v in (("lam", cfg.lam), ("c_puct", cfg.c_puct), ("n_thr", cfg.n_thr),
                                    ("batch_size", cfg.batch_size),

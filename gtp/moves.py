@@ -60,7 +60,7 @@ def models_cover(s: Session, size: int) -> bool:
 
 
 def supports_size(s: Session, size: int) -> bool:
-    """Never play a network's moves on a size it was not made for (GTP-CLIENTS.md section 3, #6):
+    """Never play a network's moves on a size it was not made for (docs/gtp.md §3):
     with --search auto the heuristic MCTS plays those sizes instead; a search asked for by name
     refuses them."""
     return models_cover(s, size) or s.config.auto_search

@@ -1,5 +1,5 @@
 """engine.timecontrol: GTP clock commands (every row of the gtp2ogs clock table in
-docs GTP-CLIENTS.md section 2.3) and simulated games against a server clock."""
+docs/gtp.md §2.3) and simulated games against a server clock."""
 from __future__ import annotations
 
 import math
