@@ -1,4 +1,4 @@
-"""Analysis output in the dialects GUIs parse (GTP-CLIENTS.md 2.1, KataGo GTP_Extensions.md).
+"""Analysis output in the dialects GUIs parse (docs/gtp.md §2.1, KataGo GTP_Extensions.md).
 
     lz:    info move D4 visits 836 winrate 4656 prior 839 lcb 4640 order 0 pv D4 Q16 D16
     kata:  info move D4 visits 836 winrate 0.465600 scoreMean 1.2 scoreLead 1.2 prior 0.083900

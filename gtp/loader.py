@@ -109,7 +109,7 @@ def _build_search(s: Session):
 
 
 def _net_config(cfg: EngineConfig, mode: str):
-    """NetSearchConfig with the command line's overrides of docs/algorithms.md's defaults."""
+    """NetSearchConfig: the defaults (docs/algorithms.md §2) and the command line's overrides."""
     overrides = {k: v for k, v in (("lam", cfg.lam), ("c_puct", cfg.c_puct), ("n_thr", cfg.n_thr),
                                    ("batch_size", cfg.batch_size),
                                    ("policy_temperature", cfg.policy_temperature),

@@ -47,8 +47,9 @@ def play(s: Session, colour: int, lc: int) -> None:
 
 
 def supports_size(s: Session, size: int) -> bool:
-    """Never play a network's moves on a size it was not made for (docs/gtp.md): with --search
-    auto the heuristic MCTS plays those sizes instead; a search asked for by name refuses them."""
+    """Never play a network's moves on a size it was not made for (docs/gtp.md §3):
+    with --search auto the heuristic MCTS plays those sizes instead; a search asked for by name
+    refuses them."""
     return s.models_cover(size) or s.config.auto_search
 
 

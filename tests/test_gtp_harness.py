@@ -5,7 +5,7 @@
         eng.send(b"1 play b d4\r\n")
         head, body = eng.response()
 
-Also Sabaki's analysis parser (src/modules/analysis.js parseAnalysis, GTP-CLIENTS.md 2.1)
+Also Sabaki's analysis parser (src/modules/analysis.js parseAnalysis, docs/gtp.md §2.1)
 re-implemented, so that the tests read analysis lines exactly as Sabaki does.
 The other test_gtp_*.py files import this module; its own tests check the harness.
 """

@@ -1,6 +1,6 @@
 """engine.timecontrol: budgets for the clocks the GTP clock commands set (every row of the gtp2ogs
-clock table, read through gtp.timekeeping as the server reads them), the clock's own tracking, and
-simulated games against a server clock."""
+clock table in docs/gtp.md §2.3, read through gtp.timekeeping as the server reads them), the
+clock's own tracking, and simulated games against a server clock."""
 from __future__ import annotations
 
 import math

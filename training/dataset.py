@@ -102,7 +102,7 @@ def build_shards(sources, out_dir, feature_set: str = "alphago48", filters: Filt
     """Replay every kept game of `sources` and write bit-packed shards to `out_dir`.
 
     positions_per_game: None keeps every move; k samples k positions per game (the value net's
-    guard against overfitting neighbouring positions of one game, ALGORITHMS.md 4.3).
+    guard against overfitting neighbouring positions of one game, docs/algorithms.md §4.3).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

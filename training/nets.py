@@ -12,7 +12,7 @@ top), are fully convolutional where the paper allows it, and so run on 9x9, 13x1
 References: Silver et al. 2016 (Nature 529, "Mastering the game of Go with deep neural networks
 and tree search"), Methods, "Neural network architecture"; Silver et al. 2017 (Nature 550,
 "Mastering the game of Go without human knowledge"), Methods, "Neural network architecture".
-See shared/docs/ALGORITHMS.md section 3.2.
+See docs/algorithms.md §3.2.
 
 Deviations from the papers, each made so that one network serves every board size:
 

@@ -1,4 +1,4 @@
-"""Value-network data from self-play, as AlphaGo generated it (ALGORITHMS.md 4.3).
+"""Value-network data from self-play, as AlphaGo generated it (docs/algorithms.md §4.3).
 
 Human game outcomes teach a small network almost nothing (held-out MSE stays at 1.0 on the Tygem
 9-dan games: the players are even and the result turns on details). AlphaGo's value network
@@ -271,7 +271,7 @@ def _command():
     @click.option("--threads", default=1, show_default=True, type=click.IntRange(1))
     def value_data_command(out, policy_path, rollout_path, games, size, komi, batch_games, max_u,
                            positions_per_game, finish_at, temperature, heldout_fraction, seed, threads):
-        """Value-net positions from SL-policy self-play, one per game (ALGORITHMS.md 4.3)."""
+        """Value-net positions from SL-policy self-play, one per game (docs/algorithms.md §4.3)."""
         from tqdm import tqdm
         from engine.rollout.policy import RolloutModelError, RolloutPolicy
         from models.metadata import ModelError

@@ -243,7 +243,7 @@ def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, 
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                   positions_per_game, max_games, train_limit, init_from, device, loader_workers,
                   min_rank, sizes, max_handicap, min_moves, komi_range):
-    """Train a value network on game outcomes (a few positions per game, ALGORITHMS.md 4.3)."""
+    """Train a value network on game outcomes, few positions a game (docs/algorithms.md §4.3)."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
     _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,

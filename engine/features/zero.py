@@ -5,7 +5,7 @@ oldest first, at most 8) and writes, for player c, `own_history[i]` / `opponent_
 the opponent's stones i positions ago (i = 0 is the current position; a pass repeats a position),
 all zero for positions before the start of the game (or before the handicap stones were set), and
 `black_to_move` = 1 everywhere if c is black. The order within the 16 planes is all own planes,
-then all opponent planes (Leela Zero's order), as docs ALGORITHMS.md 3.2 describes.
+then all opponent planes (Leela Zero's order), as docs/algorithms.md §3.2 describes.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Searches on networks: AlphaGo Fan/Lee's APV-MCTS and AlphaGo Zero's PUCT, on one tree.
 
-Notation and defaults from ALGORITHMS.md section 2. A simulation:
+Notation and defaults from docs/algorithms.md §2. A simulation:
 
 1. `descend` walks the tree from the root by PUCT (virtual loss `n_vl` on the path, so that the
    other simulations of the batch spread out), to a leaf;

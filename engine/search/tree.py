@@ -1,6 +1,6 @@
 """The search tree as structure-of-arrays, shared by every search of the engine.
 
-Notation as in AlphaGo (Nature 2016) and ALGORITHMS.md section 2. A node is the position after a
+Notation as in AlphaGo (Nature 2016) and docs/algorithms.md §2. A node is the position after a
 move; its statistics are those of the EDGE from its parent, seen by the player who made the move
 (`COLOR`): W sums are wins (+1) minus losses (-1) for that player.
 
