@@ -11,7 +11,8 @@ from engine import board as B
 from engine.coords import loc
 from engine.features import extract
 from engine.features.ladder import MAX_LADDER_PLIES
-from test_features_parity import SAMPLES, new_game, read_game
+from sample_games import kgs_files
+from test_features_parity import new_game, read_game
 
 
 def neighbours(p, w):
@@ -131,7 +132,8 @@ def oracle_planes(game):
     return out
 
 
-ALL_SAMPLES = sorted(p.name for p in SAMPLES.glob("*.sgf"))
+# the 19 KGS samples of ../shared/data when it is there, else the fixtures of tests/data
+ALL_SAMPLES = [p.name for p in kgs_files()]
 
 
 @pytest.mark.parametrize("name", ALL_SAMPLES)
