@@ -25,7 +25,8 @@ import numpy as np  # noqa: E402
 from data_paths import default_data, missing  # noqa: E402
 from engine.board import new_board  # noqa: E402
 from engine.playout import random_playouts, seed as nb_seed  # noqa: E402
-from engine.rollout.policy import BUNDLED_PATH, RolloutPolicy, policy_playouts  # noqa: E402
+from engine.rollout.policy import RolloutPolicy, policy_playouts  # noqa: E402
+from models.names import BUNDLED_DIR, MODEL_FILES  # noqa: E402
 
 GOAL_US = 5.0
 GOAL_TOP1 = 0.24
@@ -72,7 +73,7 @@ def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) ->
 
 
 @click.command()
-@click.option("--model", default=str(BUNDLED_PATH), show_default=True)
+@click.option("--model", default=str(BUNDLED_DIR / MODEL_FILES["rollout"]), show_default=True)
 @click.option("--heldout", default=default_data(HELDOUT),
               help=f"held-out games ('' to skip the accuracy)  [default: ../shared/data/{HELDOUT} "
               "beside the project]")

@@ -28,12 +28,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from engine.colors import BLACK, BORDER, EMPTY, WHITE
 from engine.coords import MAX_SIZE
 
-EMPTY = 0
-BLACK = 1
-WHITE = 2
-BORDER = 3
 
 F_COLOR, F_HEAD, F_NEXT, F_LIBS, F_SIZE, F_AGE, F_EIDX, F_ELIST, F_MARK = range(9)
 NF = 9

@@ -10,13 +10,12 @@ from __future__ import annotations
 from typing import Iterator
 
 from engine import board as B
-from engine.board import BLACK, WHITE
+from engine.colors import BLACK, COLOUR_LETTERS, WHITE
 from engine.coords import PASS, loc, loc_to_rc
 from engine.game import Game, IllegalMove
 from engine.rules import Rules
 
-COLORS = {"b": BLACK, "w": WHITE}
-_LETTERS = {BLACK: "b", WHITE: "w"}
+COLORS = {letter: colour for colour, letter in COLOUR_LETTERS.items()}   # SGF's B / W
 
 
 class ReplayError(ValueError):
@@ -100,4 +99,4 @@ def record_fields(game: Game) -> dict:
 
     return {"size": n, "komi": game.komi, "handicap": len(game.handicap),
             "setup_black": [point(lc) for lc in game.handicap],
-            "moves": [(_LETTERS[color], point(lc)) for color, lc in game.history]}
+            "moves": [(COLOUR_LETTERS[color], point(lc)) for color, lc in game.history]}

@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
+from engine.colors import BLACK, WHITE
+
 __all__ = [
     "SYSTEMS",
     "BLACK",
@@ -42,9 +44,6 @@ __all__ = [
     "TimeManager",
     "Stopwatch",
 ]
-
-BLACK = 1
-WHITE = 2
 
 SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer", "simple")
 

@@ -10,6 +10,8 @@ import importlib.util
 import os
 from dataclasses import dataclass, replace
 
+from models.names import BUNDLED_DIR, MODEL_FILES
+
 
 @dataclass(frozen=True)
 class EngineConfig:
@@ -85,19 +87,6 @@ def check_search(config: EngineConfig) -> str | None:
     return None
 
 
-# models.store.DEFAULT_FILES, repeated: importing `models` pulls in numba (models.metadata reads
-# engine.features), which must not delay the first answers. tests/test_gtp_units.py compares them.
-MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onnx",
-               "rollout": "rollout.npz"}
-
-
-def bundled_dir() -> str:
-    """models/bundled, found without importing the package."""
-    spec = importlib.util.find_spec("models")
-    locations = list(spec.submodule_search_locations or []) if spec else []
-    return os.path.join(locations[0] if locations else "models", "bundled")
-
-
 def model_path(config: EngineConfig, kind: str) -> str:
     """<model-dir>/<kind>.onnx, or the bundled model of that kind."""
-    return os.path.join(config.model_dir or bundled_dir(), MODEL_FILES[kind])
+    return os.path.join(config.model_dir or BUNDLED_DIR, MODEL_FILES[kind])

@@ -23,7 +23,7 @@ from engine.search.network import NetSearchConfig, NetworkSearch
 from engine.search.policy import PolicyPlayer
 from engine.timecontrol import TimeConfig
 from engine.warmup import warm_up as warm_up_kernels
-from gtp.config import SEARCH_MODELS, EngineConfig, bundled_dir, model_path
+from gtp.config import SEARCH_MODELS, EngineConfig, model_path
 from gtp.protocol import GtpError
 from gtp.session import Session
 from gtp.sgfio import dump as dump_sgf, load as load_sgf
@@ -123,7 +123,7 @@ def _rollout_policy(cfg: EngineConfig, default: str):
     choice = default if cfg.rollout == "auto" else cfg.rollout
     if choice != "policy":
         return None
-    path = os.path.join(cfg.model_dir or bundled_dir(), "rollout.npz")
+    path = model_path(cfg, "rollout")
     try:
         pol = RolloutPolicy.load(path)
     except RolloutModelError as exc:

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from engine import coords
+from engine.colors import BLACK, COLOUR_NAMES, EMPTY, WHITE  # noqa: F401  (re-exported)
 
 __all__ = [
     "GtpError",
@@ -53,11 +54,7 @@ _INTERRUPT = re.compile(r"^\s*#\s*interrupt\s*$", re.IGNORECASE)
 
 MAX_ECHO = 40  # at most this many characters of client text are quoted back in an error message
 
-# engine.board's colour constants (DESIGN.md "Colours"), repeated so that parsing a colour does not
-# import numba; tests/test_gtp_units.py checks that they agree.
-EMPTY, BLACK, WHITE = 0, 1, 2
 _COLOURS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
-COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
 
 
 class GtpError(Exception):

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from engine.board import BLACK, WHITE
+from engine.colors import BLACK, COLOUR_LETTERS, WHITE
 from engine.coords import PASS, CoordError, format_gtp, parse_gtp
 from engine.game import Game, IllegalMove, format_result
 from engine.replay import record_fields
@@ -44,7 +44,6 @@ from match.summary import GameResult, MatchSummary, summarize
 from sgf_tools import GameRecord, sgf_rules, write_sgf
 
 GNUGO_PATH = "/usr/games/gnugo"
-_GTP_COLOR = {BLACK: "b", WHITE: "w"}
 _SGF_COLOR = {BLACK: "B", WHITE: "W"}
 
 
@@ -402,7 +401,7 @@ class Match:
         """(answer, seconds) of `genmove` (after `time_left` from the referee's clock)."""
         client = mover.client
         assert client is not None
-        c = _GTP_COLOR[color]
+        c = COLOUR_LETTERS[color]
         try:
             if clock is not None and client.known_command("time_left"):
                 try:
@@ -436,7 +435,7 @@ class Match:
         """Play the move on the other engine: refusing a legal move forfeits, unless the game is over
         (then it is told whatever it answers)."""
         assert receiver.client is not None
-        c = _GTP_COLOR[color]
+        c = COLOUR_LETTERS[color]
         try:
             receiver.client.play(c, vertex)
         except GtpClientError as e:
@@ -496,7 +495,7 @@ class Match:
             if game.handicap:
                 self._send_handicap(ref, game.handicap)
             for color, lc in game.history:
-                ref.play(_GTP_COLOR[color], format_gtp(lc, game.size))
+                ref.play(COLOUR_LETTERS[color], format_gtp(lc, game.size))
             return self._dead_list(ref, game)
         except GtpError as e:
             self.log(f"referee could not replay the game: {e}")

@@ -13,18 +13,16 @@ import os
 from pathlib import Path
 
 from models.metadata import ModelError
+from models.names import BUNDLED_DIR, MODEL_FILES
 
-BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 CHECKSUMS = "SHA256SUMS"
-DEFAULT_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onnx",
-                 "rollout": "rollout.npz"}
 
 
 def default_path(kind: str, directory: Path = BUNDLED_DIR) -> Path:
     """Where the default model of `kind` lives (it may not exist yet)."""
-    if kind not in DEFAULT_FILES:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {sorted(DEFAULT_FILES)}")
-    return directory / DEFAULT_FILES[kind]
+    if kind not in MODEL_FILES:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {sorted(MODEL_FILES)}")
+    return directory / MODEL_FILES[kind]
 
 
 def sha256_file(path: str | os.PathLike) -> str:

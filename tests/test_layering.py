@@ -166,3 +166,26 @@ def test_no_imports_inside_functions(package):
         if rel not in DEFERRED_IMPORTS:
             bad += [f"{rel}:{line} imports by name at run time" for line in _dynamic_imports(f)]
     assert not bad, "\n".join(bad)
+
+
+# ---- each thing once -----------------------------------------------------------------------------
+
+ONE_DEFINITION = {  # name assigned at module level -> the one module that may define it
+    "EMPTY": "engine/colors.py", "BLACK": "engine/colors.py", "WHITE": "engine/colors.py",
+    "COLOUR_NAMES": "engine/colors.py", "MODEL_FILES": "models/names.py",
+    "BUNDLED_DIR": "models/names.py",
+}
+
+
+def test_colours_and_model_names_are_defined_once():
+    bad = []
+    for package in PACKAGES + ("match",):
+        for f in (ROOT / package).rglob("*.py"):
+            rel = str(f.relative_to(ROOT))
+            for node in ast.parse(f.read_text(encoding="utf-8")).body:
+                targets = node.targets if isinstance(node, ast.Assign) else \
+                    [node.target] if isinstance(node, ast.AnnAssign) else []
+                names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+                bad += [f"{rel} defines {n}" for n in names
+                        if n in ONE_DEFINITION and ONE_DEFINITION[n] != rel]
+    assert not bad, "\n".join(bad)

@@ -12,10 +12,13 @@ from engine.board import BLACK, EMPTY, WHITE, new_board
 from engine.coords import loc
 from engine.game import Game
 from engine.rollout import patterns as P
-from engine.rollout.policy import (BUNDLED_PATH, RolloutModelError, RolloutPolicy,
+from engine.rollout.policy import (RolloutModelError, RolloutPolicy,
                                    checked_playout, incremental_weights, policy_playout,
                                    scratch_weights)
+from models.names import BUNDLED_DIR, MODEL_FILES
 from tests.positions import check_board, load_board, pt
+
+BUNDLED_PATH = BUNDLED_DIR / MODEL_FILES["rollout"]
 
 # the Tygem archives, when ../shared/data is beside the project
 TYGEM = Path(__file__).resolve().parents[2] / "shared" / "data" / "tygem9d"
@@ -327,7 +330,7 @@ def test_missing_or_corrupt_file_gives_clear_error(tmp_path, policy):
 def test_bundled_model_if_present():
     if not BUNDLED_PATH.is_file():
         pytest.skip("no bundled rollout.npz")
-    pol = RolloutPolicy.bundled()
+    pol = RolloutPolicy.load(BUNDLED_PATH)
     assert BUNDLED_PATH.stat().st_size < 8 * 2**20
     assert pol.meta["heldout_top1"] >= 0.24
     assert pol.meta["heldout_files"] == ["tygem9d-2015-06.tar.bz2"]

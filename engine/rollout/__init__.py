@@ -1,7 +1,7 @@
 """AlphaGo's fast rollout policy: pattern features (`patterns`), the linear softmax model and its
 incremental numba playout (`policy`)."""
-from engine.rollout.policy import (BUNDLED_PATH, RolloutModelError, RolloutPolicy,
+from engine.rollout.policy import (RolloutModelError, RolloutPolicy,
                                    checked_playout, policy_playout, policy_playouts)
 
-__all__ = ["BUNDLED_PATH", "RolloutModelError", "RolloutPolicy", "checked_playout",
+__all__ = ["RolloutModelError", "RolloutPolicy", "checked_playout",
            "policy_playout", "policy_playouts"]

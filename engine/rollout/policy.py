@@ -2,7 +2,7 @@
 `engine.rollout.patterns`, and a numba playout that samples from it incrementally.
 
     from engine.rollout import RolloutPolicy, policy_playout
-    pol = RolloutPolicy.load("models/bundled/rollout.npz")       # or RolloutPolicy.bundled()
+    pol = RolloutPolicy.load("models/bundled/rollout.npz")
     score, own = policy_playout(st, meta, max_moves, amaf, pol.tables)
 
 `policy_playout` has the contract of `engine.playout.playout` (the board is played in place to the
@@ -58,7 +58,6 @@ from engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FA
 
 FORMAT = "goengine-rollout-v1"
 CACHE3_BITS = 13     # 3x3 weight cache: 2^13 entries of 32 bytes
-BUNDLED_PATH = Path(__file__).resolve().parents[2] / "models" / "bundled" / "rollout.npz"
 
 
 class RolloutModelError(ValueError):
@@ -676,11 +675,6 @@ class RolloutPolicy:
             raise RolloutModelError(f"{path}: {e}") from e
 
     @classmethod
-    def bundled(cls) -> "RolloutPolicy":
-        """The default policy, models/bundled/rollout.npz."""
-        return cls.load(BUNDLED_PATH)
-
-    @classmethod
     def uniform(cls) -> "RolloutPolicy":
         """All weights 0: uniform over the legal non-eye-filling moves. Its `tables` also serve as
         a typed placeholder for kernels that take a rollout policy but are not using one."""
@@ -723,4 +717,4 @@ def _last_captures(game) -> np.ndarray:
 
 
 __all__ = ["RolloutPolicy", "RolloutModelError", "policy_playout", "policy_playouts",
-           "checked_playout", "incremental_weights", "scratch_weights", "BUNDLED_PATH", "FORMAT"]
+           "checked_playout", "incremental_weights", "scratch_weights", "FORMAT"]
