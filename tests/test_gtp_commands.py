@@ -6,19 +6,15 @@ import time
 
 import pytest
 
-from test_gtp_harness import Engine
+from test_gtp_harness import Engine, loaded_engine
 
 VERTEX = re.compile(r"[A-HJ-Z](1\d|2[0-5]|[1-9])")
 
 
 @pytest.fixture(scope="module")
 def eng():
-    with Engine("--size", "9", "--time-per-move", "0.5") as e:
-        e.ok("boardsize 9", timeout=120)
-        e.wait_loaded()
-        e.ok("goengine-set_param gogui_search_seconds 0.5")
-        e.ok("goengine-set_param status_playouts 600")
-        yield e
+    yield from loaded_engine("--time-per-move", "0.5",
+                             settings={"gogui_search_seconds": 0.5, "status_playouts": 600})
 
 
 def stones(eng: Engine) -> dict[str, str]:

@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from test_gtp_harness import Engine
+from test_gtp_harness import Engine, loaded_engine
 
 
 @pytest.fixture(scope="module")
 def eng():
-    with Engine("--size", "9", "--search", "heuristic") as e:
-        e.ok("boardsize 9", timeout=120)
-        e.wait_loaded()
-        e.ok("goengine-set_param gogui_search_seconds 0.3")
-        yield e
+    yield from loaded_engine("--search", "heuristic", settings={"gogui_search_seconds": 0.3})
 
 
 def _raw_answer(eng: Engine, command: str) -> bytes:

@@ -139,6 +139,17 @@ class Engine:
 _PV = re.compile(r"(pass|[A-Za-z]\d+)(\s+(pass|[A-Za-z]\d+))*$")
 
 
+def loaded_engine(*args: str, settings: dict | None = None):
+    """An Engine on 9x9, its models loaded, with these `goengine-set_param` settings: the body of
+    the module-scoped fixtures of the subprocess tests."""
+    with Engine("--size", "9", *args) as e:
+        e.ok("boardsize 9", timeout=120)
+        e.wait_loaded()
+        for name, value in (settings or {}).items():
+            e.ok(f"goengine-set_param {name} {value}")
+        yield e
+
+
 def sabaki_parse(line: str, kata: bool) -> list[dict]:
     """One analysis line as Sabaki reads it: [{vertex, visits, winrate (percent), scoreLead, pv}].
 
