@@ -12,7 +12,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from engine.features import FEATURE_SETS  # noqa: E402
+from training.curves import append_row  # noqa: E402
 from training.dataset import PackedPositions  # noqa: E402
+from training.loop import CURVE_FIELDS  # noqa: E402
 from training.selfplay_value import SelfPlayValue, SelfPlayValueConfig  # noqa: E402
 
 COLOUR_PLANE = 48          # alphago49: the value net's 49th plane, ones when black is to move
@@ -111,10 +113,9 @@ def test_value_needs_sgf_or_a_built_dataset(tmp_path):
 
 
 def test_curve_of_an_older_version_is_upgraded(tmp_path):
-    from training.loop import CURVE_FIELDS, _append_curve
     path = tmp_path / "curve.csv"
     old = [f for f in CURVE_FIELDS if f != "heldout_by_size"]
     path.write_text(",".join(old) + "\n" + ",".join("1" if f == "step" else "" for f in old) + "\n")
-    _append_curve(path, {"step": 2, "heldout_by_size": "mse_9=0.5"})
+    append_row(path, CURVE_FIELDS, {"step": 2, "heldout_by_size": "mse_9=0.5"})
     rows = list(csv.DictReader(path.open()))
     assert [r["step"] for r in rows] == ["1", "2"] and rows[1]["heldout_by_size"] == "mse_9=0.5"
