@@ -23,12 +23,12 @@ import time  # noqa: E402
 import numpy as np  # noqa: E402
 
 from data_paths import default_data, missing  # noqa: E402
-from engine import board as B  # noqa: E402
-from engine.coords import PASS, loc  # noqa: E402
-from engine.features import FeatureSet, extract, extract_into, get  # noqa: E402
-from engine.game import Game  # noqa: E402
-from engine.rules import Rules  # noqa: E402
-from sgf_tools.archives import iter_games  # noqa: E402
+from goengine.engine import board as B  # noqa: E402
+from goengine.engine.coords import PASS, loc  # noqa: E402
+from goengine.engine.features import FeatureSet, extract, extract_into, get  # noqa: E402
+from goengine.engine.game import Game  # noqa: E402
+from goengine.engine.rules import Rules  # noqa: E402
+from goengine.sgf_tools.archives import iter_games  # noqa: E402
 
 ARCHIVE = "tygem9d/tygem9d-2015-05.tar.bz2"  # under ../shared/data
 GOAL = 20_000.0

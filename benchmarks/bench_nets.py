@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from training.export import export_onnx
-from training.nets import PRESETS, build
+from goengine.training.export import export_onnx
+from goengine.training.nets import PRESETS, build
 
 SIZES = (9, 19)
 BATCHES = (1, 8)

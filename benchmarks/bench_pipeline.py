@@ -22,9 +22,9 @@ import numpy as np
 import torch
 
 from data_paths import default_data, missing
-from training import nets
-from training.dataset import PackedPositions, build_shards
-from training.loop import TrainConfig, make_optimizer, train_step
+from goengine.training import nets
+from goengine.training.dataset import PackedPositions, build_shards
+from goengine.training.loop import TrainConfig, make_optimizer, train_step
 
 SGF = "tygem9d/tygem9d-2015-05.tar.bz2"  # under ../shared/data
 

@@ -23,10 +23,10 @@ import click  # noqa: E402
 import numpy as np  # noqa: E402
 
 from data_paths import default_data, missing  # noqa: E402
-from engine.board import new_board  # noqa: E402
-from engine.playout import random_playouts, seed as nb_seed  # noqa: E402
-from engine.rollout.policy import RolloutPolicy, policy_playouts  # noqa: E402
-from models.names import BUNDLED_DIR, MODEL_FILES  # noqa: E402
+from goengine.engine.board import new_board  # noqa: E402
+from goengine.engine.playout import random_playouts, seed as nb_seed  # noqa: E402
+from goengine.engine.rollout.policy import RolloutPolicy, policy_playouts  # noqa: E402
+from goengine.models.names import BUNDLED_DIR, MODEL_FILES  # noqa: E402
 
 GOAL_US = 5.0
 GOAL_TOP1 = 0.24
@@ -61,9 +61,9 @@ def heuristic_speed(n: int, seconds: float) -> float:
 
 
 def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) -> tuple[float, int]:
-    from training.rollout_data import load_games, select_positions
-    from training.rollout_features import Dictionary, extract_all
-    from training.rollout_sgd import heldout_metrics
+    from goengine.training.rollout_data import load_games, select_positions
+    from goengine.training.rollout_features import Dictionary, extract_all
+    from goengine.training.rollout_sgd import heldout_metrics
     games = load_games([heldout], size=19)
     sel = select_positions(games, positions, np.random.default_rng(seed))
     dic = Dictionary(pol.keys)

@@ -17,15 +17,15 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import click  # noqa: E402
 import numpy as np  # noqa: E402
 
-from engine.game import Game  # noqa: E402
-from engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
-from models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.engine.game import Game  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
+from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 
 
 def _fresh_model(kind: str) -> str:
-    from training import nets
-    from training.export import export_onnx
-    from engine.features import FEATURE_SETS
+    from goengine.training import nets
+    from goengine.training.export import export_onnx
+    from goengine.engine.features import FEATURE_SETS
     fs = {"zero": "zero17", "policy": "alphago48", "value": "alphago49"}[kind]
     path = os.path.join(tempfile.mkdtemp(), f"{kind}.onnx")
     export_onnx(nets.build(kind, "cpu"), kind, path,

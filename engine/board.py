@@ -28,8 +28,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.colors import BLACK, BORDER, EMPTY, WHITE
-from engine.coords import MAX_SIZE
+from goengine.engine.colors import BLACK, BORDER, EMPTY, WHITE
+from goengine.engine.coords import MAX_SIZE
 
 
 F_COLOR, F_HEAD, F_NEXT, F_LIBS, F_SIZE, F_AGE, F_EIDX, F_ELIST, F_MARK = range(9)

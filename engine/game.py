@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import board as B
-from engine.board import BLACK, EMPTY, WHITE
-from engine.coords import MAX_SIZE, MIN_SIZE, PASS, RESIGN, loc, on_board
-from engine.rules import Rules
+from goengine.engine import board as B
+from goengine.engine.board import BLACK, EMPTY, WHITE
+from goengine.engine.coords import MAX_SIZE, MIN_SIZE, PASS, RESIGN, loc, on_board
+from goengine.engine.rules import Rules
 
 _REASONS = {B.OCCUPIED: "occupied", B.SUICIDE: "suicide", B.KO: "ko"}
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import BLACK, EMPTY, F_COLOR, F_HEAD, WHITE, is_eye
-from engine.coords import PASS, RESIGN, loc
-from engine.search.base import Search
-from engine.search.result import SearchResult
-from engine.search.terminal import dead_mask
-from engine.timecontrol import Clock, Stopwatch, TimeConfig, TimeManager
+from goengine.engine.board import BLACK, EMPTY, F_COLOR, F_HEAD, WHITE, is_eye
+from goengine.engine.coords import PASS, RESIGN, loc
+from goengine.engine.search.base import Search
+from goengine.engine.search.result import SearchResult
+from goengine.engine.search.terminal import dead_mask
+from goengine.engine.timecontrol import Clock, Stopwatch, TimeConfig, TimeManager
 
 
 @dataclass(frozen=True)

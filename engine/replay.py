@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from engine import board as B
-from engine.colors import BLACK, COLOUR_LETTERS, WHITE
-from engine.coords import PASS, loc, loc_to_rc
-from engine.game import Game, IllegalMove
-from engine.rules import Rules
+from goengine.engine import board as B
+from goengine.engine.colors import BLACK, COLOUR_LETTERS, WHITE
+from goengine.engine.coords import PASS, loc, loc_to_rc
+from goengine.engine.game import Game, IllegalMove
+from goengine.engine.rules import Rules
 
 COLORS = {letter: colour for colour, letter in COLOUR_LETTERS.items()}   # SGF's B / W
 

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.colors import BLACK, WHITE
+from goengine.engine.colors import BLACK, WHITE
 
 __all__ = [
     "SYSTEMS",

@@ -14,18 +14,18 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from engine.board import BLACK, WHITE
-from engine.coords import PASS
-from engine.evaluator import UniformEvaluator
-from engine.features import extract
-from engine.features.registry import FEATURE_SETS
-from engine.game import Game
-from engine.player import Player, PlayerConfig
-from engine.rollout.policy import RolloutPolicy
-from engine.rules import Rules
-from engine.search.mcts import MctsConfig, MctsSearch
-from engine.search.network import NetSearchConfig, NetworkSearch, Position
-from engine.search.policy import PolicyPlayer
+from goengine.engine.board import BLACK, WHITE
+from goengine.engine.coords import PASS
+from goengine.engine.evaluator import UniformEvaluator
+from goengine.engine.features import extract
+from goengine.engine.features.registry import FEATURE_SETS
+from goengine.engine.game import Game
+from goengine.engine.player import Player, PlayerConfig
+from goengine.engine.rollout.policy import RolloutPolicy
+from goengine.engine.rules import Rules
+from goengine.engine.search.mcts import MctsConfig, MctsSearch
+from goengine.engine.search.network import NetSearchConfig, NetworkSearch, Position
+from goengine.engine.search.policy import PolicyPlayer
 
 PLAYOUTS = 24  # simulations of each tiny search: enough to expand, reuse and end in two passes
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.coords import RESIGN
-from gtp.protocol import GtpError, parse_colour, quote
+from goengine.engine.coords import RESIGN
+from goengine.gtp.protocol import GtpError, parse_colour, quote
 
 PV_MAX = 20
 

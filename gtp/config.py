@@ -10,7 +10,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, replace
 
-from models.names import BUNDLED_DIR, MODEL_FILES
+from goengine.models.names import BUNDLED_DIR, MODEL_FILES
 
 
 @dataclass(frozen=True)
@@ -43,10 +43,10 @@ class EngineConfig:
 
 # --search NAME -> the modules it needs (all must exist).
 SEARCH_MODULES = {
-    "heuristic": ("engine.search.mcts",),
-    "alphago": ("engine.search.network", "models.onnx_evaluator"),
-    "zero": ("engine.search.network", "models.onnx_evaluator"),
-    "policy": ("engine.search.policy", "models.onnx_evaluator"),
+    "heuristic": ("goengine.engine.search.mcts",),
+    "alphago": ("goengine.engine.search.network", "goengine.models.onnx_evaluator"),
+    "zero": ("goengine.engine.search.network", "goengine.models.onnx_evaluator"),
+    "policy": ("goengine.engine.search.policy", "goengine.models.onnx_evaluator"),
 }
 # --search NAME -> the model kinds it loads: (kind, required)
 SEARCH_MODELS = {

@@ -12,23 +12,23 @@ import logging
 import os
 from pathlib import Path
 
-from engine.board import BLACK, WHITE
-from engine.coords import PASS
-from engine.game import Game, IllegalMove, format_result
-from engine.player import Player, PlayerConfig
-from engine.rollout.policy import RolloutModelError, RolloutPolicy
-from engine.rules import Rules
-from engine.search.mcts import MctsConfig, MctsSearch
-from engine.search.network import NetSearchConfig, NetworkSearch
-from engine.search.policy import PolicyPlayer
-from engine.timecontrol import TimeConfig
-from engine.warmup import warm_up as warm_up_kernels
-from gtp.config import SEARCH_MODELS, EngineConfig, model_path
-from gtp.protocol import GtpError
-from gtp.session import Session
-from gtp.sgfio import dump as dump_sgf, load as load_sgf
-from models.onnx_evaluator import OnnxEvaluator
-from models.store import read_checksums, verify
+from goengine.engine.board import BLACK, WHITE
+from goengine.engine.coords import PASS
+from goengine.engine.game import Game, IllegalMove, format_result
+from goengine.engine.player import Player, PlayerConfig
+from goengine.engine.rollout.policy import RolloutModelError, RolloutPolicy
+from goengine.engine.rules import Rules
+from goengine.engine.search.mcts import MctsConfig, MctsSearch
+from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.policy import PolicyPlayer
+from goengine.engine.timecontrol import TimeConfig
+from goengine.engine.warmup import warm_up as warm_up_kernels
+from goengine.gtp.config import SEARCH_MODELS, EngineConfig, model_path
+from goengine.gtp.protocol import GtpError
+from goengine.gtp.session import Session
+from goengine.gtp.sgfio import dump as dump_sgf, load as load_sgf
+from goengine.models.onnx_evaluator import OnnxEvaluator
+from goengine.models.store import read_checksums, verify
 
 log = logging.getLogger("gtp")
 

@@ -22,16 +22,16 @@ import sys
 
 import click
 
-import gtp.commands  # noqa: F401  (registers the handlers)
-from engine.rules import NAMED_RULES
-from gtp.config import SEARCH_MODULES, EngineConfig, check_search, resolve_auto_search
-from gtp.server import REGISTRY, Server
-from gtp.session import Loader, Session
+import goengine.gtp.commands  # noqa: F401  (registers the handlers)
+from goengine.engine.rules import NAMED_RULES
+from goengine.gtp.config import SEARCH_MODULES, EngineConfig, check_search, resolve_auto_search
+from goengine.gtp.server import REGISTRY, Server
+from goengine.gtp.session import Loader, Session
 
 # The engine behind the handlers (numba kernels, the searches, onnxruntime). The session imports it
 # in its loading thread, so that `name` and the other startup commands answer at once
 # (tests/test_gtp_server.py); nothing else in gtp/ defers an import.
-LOADER_MODULE = "gtp.loader"
+LOADER_MODULE = "goengine.gtp.loader"
 
 WARMUP_SIZES = (9, 19)   # the sizes the bundled models are made for, plus --size
 

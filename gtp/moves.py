@@ -11,10 +11,10 @@ import sys
 import threading
 from dataclasses import dataclass
 
-from engine.coords import PASS, RESIGN
-from gtp import analysis
-from gtp.protocol import BLACK, COLOUR_NAMES, GtpError, quote
-from gtp.session import Session
+from goengine.engine.coords import PASS, RESIGN
+from goengine.gtp import analysis
+from goengine.gtp.protocol import BLACK, COLOUR_NAMES, GtpError, quote
+from goengine.gtp.session import Session
 
 log = logging.getLogger("gtp")
 

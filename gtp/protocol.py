@@ -23,8 +23,8 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from engine import coords
-from engine.colors import BLACK, COLOUR_NAMES, EMPTY, WHITE  # noqa: F401  (re-exported)
+from goengine.engine import coords
+from goengine.engine.colors import BLACK, COLOUR_NAMES, EMPTY, WHITE  # noqa: F401  (re-exported)
 
 __all__ = [
     "GtpError",

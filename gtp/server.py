@@ -25,7 +25,7 @@ import traceback
 from dataclasses import dataclass
 from typing import IO, Callable
 
-from gtp.protocol import INTERRUPT, Command, GtpError, clean_text, format_failure, \
+from goengine.gtp.protocol import INTERRUPT, Command, GtpError, clean_text, format_failure, \
     format_header, format_success, parse_line, quote
 
 log = logging.getLogger("gtp")

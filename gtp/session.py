@@ -18,9 +18,9 @@ import threading
 import time
 from typing import Callable, Protocol
 
-from engine.rules import Rules, named_rules
-from gtp.config import EngineConfig
-from gtp.protocol import GtpError, format_vertex
+from goengine.engine.rules import Rules, named_rules
+from goengine.gtp.config import EngineConfig
+from goengine.gtp.protocol import GtpError, format_vertex
 
 log = logging.getLogger("gtp")
 

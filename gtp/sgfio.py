@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import os
 
-from engine.game import IllegalMove
-from engine.replay import ReplayError, initial_game, record_fields, record_move
-from engine.rules import NAMED_RULES
-from gtp.protocol import GtpError, quote
-from gtp.session import Session
-from sgf_tools import GameRecord, SgfError, read_sgf_file, sgf_rules, write_sgf
+from goengine.engine.game import IllegalMove
+from goengine.engine.replay import ReplayError, initial_game, record_fields, record_move
+from goengine.engine.rules import NAMED_RULES
+from goengine.gtp.protocol import GtpError, quote
+from goengine.gtp.session import Session
+from goengine.sgf_tools import GameRecord, SgfError, read_sgf_file, sgf_rules, write_sgf
 
 
 def load(s: Session, path: str, until: int | None):

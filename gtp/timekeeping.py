@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from engine.timecontrol import Clock
+from goengine.engine.timecontrol import Clock
 
 __all__ = ["KGS_KINDS", "KATA_KINDS", "time_settings", "kgs_time_settings", "kata_time_settings",
            "time_left", "time_settings_args", "time_left_args"]

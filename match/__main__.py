@@ -1,3 +1,3 @@
-from match.cli import main
+from goengine.match.cli import main
 
 main()

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from engine.timecontrol import Clock
-from match.runner import EngineSpec, Match, MatchConfig, MatchError, default_referee
-from match.summary import GameResult, summarize
+from goengine.engine.timecontrol import Clock
+from goengine.match.runner import EngineSpec, Match, MatchConfig, MatchError, default_referee
+from goengine.match.summary import GameResult, summarize
 
 
 def _split_command(value: str, what: str) -> list[str]:

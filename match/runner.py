@@ -32,16 +32,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from engine.colors import BLACK, COLOUR_LETTERS, WHITE
-from engine.coords import PASS, CoordError, format_gtp, parse_gtp
-from engine.game import Game, IllegalMove, format_result
-from engine.replay import record_fields
-from engine.rules import named_rules
-from engine.timecontrol import Clock
-from gtp.client import GtpClient, GtpClientError, GtpCrash, GtpError, GtpTimeout
-from gtp.timekeeping import time_left_args, time_settings_args
-from match.summary import GameResult, MatchSummary, summarize
-from sgf_tools import GameRecord, sgf_rules, write_sgf
+from goengine.engine.colors import BLACK, COLOUR_LETTERS, WHITE
+from goengine.engine.coords import PASS, CoordError, format_gtp, parse_gtp
+from goengine.engine.game import Game, IllegalMove, format_result
+from goengine.engine.replay import record_fields
+from goengine.engine.rules import named_rules
+from goengine.engine.timecontrol import Clock
+from goengine.gtp.client import GtpClient, GtpClientError, GtpCrash, GtpError, GtpTimeout
+from goengine.gtp.timekeeping import time_left_args, time_settings_args
+from goengine.match.summary import GameResult, MatchSummary, summarize
+from goengine.sgf_tools import GameRecord, sgf_rules, write_sgf
 
 GNUGO_PATH = "/usr/games/gnugo"
 _SGF_COLOR = {BLACK: "B", WHITE: "W"}

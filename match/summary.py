@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from match.stats import elo_difference, wilson_interval
+from goengine.match.stats import elo_difference, wilson_interval
 
 
 @dataclass

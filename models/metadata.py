@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.features import FEATURE_SETS
+from goengine.engine.features import FEATURE_SETS
 
 KINDS = ("policy", "value", "rollout", "zero")
 REQUIRED_KEYS = ("kind", "feature_set", "feature_version", "planes", "board_sizes",

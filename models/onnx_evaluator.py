@@ -22,10 +22,10 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from engine import symmetry
-from engine.evaluator import Evaluation, uniform_priors
-from models.metadata import ModelError
-from models.session import load_session
+from goengine.engine import symmetry
+from goengine.engine.evaluator import Evaluation, uniform_priors
+from goengine.models.metadata import ModelError
+from goengine.models.session import load_session
 
 SYMMETRY_MODES = ("random", "average", "none")
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import onnxruntime as ort
 
-from models.metadata import INPUT_NAME, OUTPUT_NAMES, ModelError, ModelMetadata
+from goengine.models.metadata import INPUT_NAME, OUTPUT_NAMES, ModelError, ModelMetadata
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"

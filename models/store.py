@@ -12,8 +12,8 @@ import hashlib
 import os
 from pathlib import Path
 
-from models.metadata import ModelError
-from models.names import BUNDLED_DIR, MODEL_FILES
+from goengine.models.metadata import ModelError
+from goengine.models.names import BUNDLED_DIR, MODEL_FILES
 
 CHECKSUMS = "SHA256SUMS"
 

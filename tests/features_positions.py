@@ -17,10 +17,10 @@ import textwrap
 
 import numpy as np
 
-from engine import board as B
-from engine.coords import parse_gtp
-from engine.game import Game
-from engine.rules import Rules
+from goengine.engine import board as B
+from goengine.engine.coords import parse_gtp
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
 
 _TOKENS = {".": B.EMPTY, "X": B.BLACK, "O": B.WHITE}
 _COLOURS = {"B": B.BLACK, "W": B.WHITE}
@@ -69,6 +69,6 @@ def decode(planes: np.ndarray, first: int = 1) -> np.ndarray:
 
 def points(game: Game, plane: np.ndarray) -> set[str]:
     """The GTP vertices where a single plane [N, N] is set."""
-    from engine.coords import format_gtp, loc
+    from goengine.engine.coords import format_gtp, loc
     n = game.size
     return {format_gtp(loc(r, c, n), n) for r, c in zip(*np.nonzero(plane))}

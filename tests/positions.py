@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine import board as B
-from engine.board import BLACK, EMPTY, WHITE
-from engine.coords import format_gtp, loc, parse_gtp
-from engine.game import Game
-from engine.rules import Rules
+from goengine.engine import board as B
+from goengine.engine.board import BLACK, EMPTY, WHITE
+from goengine.engine.coords import format_gtp, loc, parse_gtp
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
 
 _CHARS = {".": EMPTY, "+": EMPTY, "X": BLACK, "x": BLACK, "O": WHITE, "o": WHITE}
 _SYMBOL = {EMPTY: ".", BLACK: "X", WHITE: "O"}

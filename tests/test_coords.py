@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.coords import (
+from goengine.engine.coords import (
     GTP_COLUMNS, MAX_SIZE, MIN_SIZE, PASS, RESIGN, CoordError, all_locs, area, format_gtp,
     format_sgf, loc, loc_to_pos, loc_to_rc, on_board, parse_gtp, parse_sgf, pos_to_loc, stride)
 

@@ -4,9 +4,9 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from models.metadata import EXPECTED, KEYS, ModelMetadata
-from training import nets
-from training.export import ExportError, export_onnx, run_torch
+from goengine.models.metadata import EXPECTED, KEYS, ModelMetadata
+from goengine.training import nets
+from goengine.training.export import ExportError, export_onnx, run_torch
 
 VARIANTS = [
     ("policy", "cpu", {}),

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine import features
-from engine.coords import parse_gtp
-from engine.features import FEATURE_SETS, FEATURE_VERSIONS, FeatureSet, extract, extract_into
-from engine.game import Game
+from goengine.engine import board as B
+from goengine.engine import features
+from goengine.engine.coords import parse_gtp
+from goengine.engine.features import FEATURE_SETS, FEATURE_VERSIONS, FeatureSet, extract, extract_into
+from goengine.engine.game import Game
 from features_positions import decode, grid, load, points
 
 AG = features.get("alphago48")
@@ -229,7 +229,7 @@ def test_handicap_stones_count_as_eight_or_more():
 
 
 def features_pos(vertex: str, n: int) -> int:
-    from engine.coords import loc_to_pos
+    from goengine.engine.coords import loc_to_pos
     return loc_to_pos(parse_gtp(vertex, n), n)
 
 

@@ -11,7 +11,7 @@ import pathlib
 
 import numpy as np
 
-from engine.features import FEATURE_SETS, FEATURE_VERSIONS, extract_into
+from goengine.engine.features import FEATURE_SETS, FEATURE_VERSIONS, extract_into
 from test_features_parity import new_game, read_game
 
 GOLDEN = pathlib.Path(__file__).parent / "data" / "features" / "golden_planes.npz"

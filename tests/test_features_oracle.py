@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.coords import loc
-from engine.features import extract
-from engine.features.ladder import MAX_LADDER_PLIES
+from goengine.engine import board as B
+from goengine.engine.coords import loc
+from goengine.engine.features import extract
+from goengine.engine.features.ladder import MAX_LADDER_PLIES
 from sample_games import kgs_files
 from test_features_parity import new_game, read_game
 
@@ -139,7 +139,7 @@ ALL_SAMPLES = [p.name for p in kgs_files()]
 @pytest.mark.parametrize("name", ALL_SAMPLES)
 def test_candidate_planes_match_playing_every_move(name):
     from features_positions import decode
-    from engine.features import get
+    from goengine.engine.features import get
     fs = get("alphago48")
     n, handicap, moves = read_game(name)
     g = new_game(n, handicap)

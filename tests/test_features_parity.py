@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 import sgfmill.sgf
 
-from engine import board as B
-from engine.coords import PASS, loc, loc_to_rc
-from engine.features import FEATURE_SETS, extract
-from engine.game import Game
-from engine.rules import Rules
+from goengine.engine import board as B
+from goengine.engine.coords import PASS, loc, loc_to_rc
+from goengine.engine.features import FEATURE_SETS, extract
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
 from sample_games import kgs_game
 
 GAMES = ["2016-11-29-Zen19L-GodMoves.sgf",     # 19x19, long, many fights

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from gtp.client import GtpClient, GtpCrash, GtpError, GtpTimeout
+from goengine.gtp.client import GtpClient, GtpCrash, GtpError, GtpTimeout
 from test_match_script_engine import write_script_engine
 
 GNUGO = "/usr/games/gnugo"

@@ -25,7 +25,7 @@ TIMEOUT = 60.0   # generous: the first launch on a machine compiles the numba ke
 
 class Engine:
     def __init__(self, *args: str, env: dict | None = None, quiet: bool = True):
-        cmd = [sys.executable, "-m", "gtp.main", *(["--quiet"] if quiet else []), *args]
+        cmd = [sys.executable, "-m", "goengine.gtp.main", *(["--quiet"] if quiet else []), *args]
         self.started = time.monotonic()
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,

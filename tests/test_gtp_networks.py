@@ -19,8 +19,8 @@ VERTEX = re.compile(r"[A-HJ-T](1\d|[1-9])|pass")
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    from training import nets
-    from training.export import export_onnx
+    from goengine.training import nets
+    from goengine.training.export import export_onnx
     d = tmp_path_factory.mktemp("gtp-models")
     for kind, net in (("zero", nets.build("zero", "cpu", blocks=1, filters=8, value_channels=2, fc=8)),
                       ("policy", nets.build("policy", "cpu", layers=3, filters=8))):
@@ -64,7 +64,7 @@ def test_a_fixed_size_model_refuses_other_sizes(model_dir):
 
 
 def test_missing_models_are_a_command_line_error(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "gtp.main", "--search", "zero", "--model-dir",
+    proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", "--search", "zero", "--model-dir",
                            str(tmp_path)], capture_output=True, cwd=ROOT, timeout=30,
                           stdin=subprocess.DEVNULL)
     assert proc.returncode == 2

@@ -63,7 +63,7 @@ def test_quit_is_prompt_during_genmove_and_analysis():
 
 
 def test_stdin_eof_answers_what_was_sent_then_exits():
-    proc = subprocess.run([sys.executable, "-m", "gtp.main", "-q", "--playouts", "20"],
+    proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", "-q", "--playouts", "20"],
                           input=b"1 boardsize 9\n2 genmove b\n3 name\n", capture_output=True,
                           cwd=ROOT, timeout=120)
     out = proc.stdout.decode()
@@ -73,7 +73,7 @@ def test_stdin_eof_answers_what_was_sent_then_exits():
 
 def test_visits_from_the_command_line_limit_the_move():
     """--visits reaches the player: the answer's root visits are what was asked for."""
-    proc = subprocess.run([sys.executable, "-m", "gtp.main", "-q", "--search", "heuristic",
+    proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", "-q", "--search", "heuristic",
                            "--visits", "77"],
                           input=b"1 boardsize 9\n2 kata-get-param visits\n3 genmove b\n"
                                 b"4 kata-get-param maxVisits\n", capture_output=True,
@@ -93,7 +93,7 @@ def test_unknown_and_invalid_command_line_arguments_fail_clearly():
                         (["--resign-threshold", "1.5"], "--resign-threshold"), (["extra"], "unexpected"),
                         (["--model-dir", "/no/such/dir"], "--model-dir"),
                         (["--time-per-move", "0"], "--time-per-move")):
-        proc = subprocess.run([sys.executable, "-m", "gtp.main", *args], capture_output=True,
+        proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", *args], capture_output=True,
                               cwd=ROOT, timeout=30, stdin=subprocess.DEVNULL)
         assert proc.returncode == 2, (args, proc.stderr)
         assert words.lower() in proc.stderr.decode().lower(), (args, proc.stderr)

@@ -2,13 +2,13 @@
 capabilities a Search declares (dead stones, pondering), never by the search's class."""
 from __future__ import annotations
 
-from engine.evaluator import UniformEvaluator
-from engine.player import Player
-from engine.search.mcts import MctsSearch
-from engine.search.policy import PolicyPlayer
-from gtp import loader
-from gtp.config import EngineConfig
-from gtp.session import Session
+from goengine.engine.evaluator import UniformEvaluator
+from goengine.engine.player import Player
+from goengine.engine.search.mcts import MctsSearch
+from goengine.engine.search.policy import PolicyPlayer
+from goengine.gtp import loader
+from goengine.gtp.config import EngineConfig
+from goengine.gtp.session import Session
 
 
 def _session(search) -> Session:

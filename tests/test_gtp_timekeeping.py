@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine.timecontrol import BLACK, WHITE, Clock
-from gtp import timekeeping
+from goengine.engine.timecontrol import BLACK, WHITE, Clock
+from goengine.gtp import timekeeping
 
 
 def test_time_settings_gtp_semantics():

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from gtp import analysis
-from gtp.protocol import INTERRUPT, Command, GtpError, format_failure, format_success, parse_line
+from goengine.gtp import analysis
+from goengine.gtp.protocol import INTERRUPT, Command, GtpError, format_failure, format_success, parse_line
 from test_gtp_harness import sabaki_parse
 
 
@@ -179,8 +179,8 @@ def test_chat_line_shows_the_move_answered_not_the_favourite():
 
 
 def test_every_listed_command_has_a_handler():
-    import gtp.commands  # noqa: F401
-    from gtp.server import REGISTRY
+    import goengine.gtp.commands  # noqa: F401
+    from goengine.gtp.server import REGISTRY
     names = REGISTRY.names()
     assert len(names) == len(set(names))
     for required in ("protocol_version", "name", "version", "known_command", "list_commands", "quit",
@@ -192,7 +192,8 @@ def test_every_listed_command_has_a_handler():
 def test_the_server_modules_import_nothing_heavy():
     """gtp.main, its commands, the colours and the model names load neither numba nor onnxruntime:
     the server answers `name` and finds the models before the engine is loaded."""
-    code = ("import sys, gtp.main, gtp.commands, gtp.config, engine.colors, models.names; "
+    code = ("import sys, goengine.gtp.main, goengine.gtp.commands, goengine.gtp.config, "
+            "goengine.engine.colors, goengine.models.names; "
             "heavy = [m for m in ('numba', 'numpy', 'onnxruntime', 'torch', 'sgfmill') if m in sys.modules]; "
             "print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

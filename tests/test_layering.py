@@ -24,14 +24,19 @@ NO_FUNCTION_IMPORTS = ("engine", "gtp")
 DEFERRED_IMPORTS = {"gtp/main.py"}
 
 
+def _top(name: str) -> str:
+    """The project package (engine, gtp, ...) or outside module (torch, ...) that `name` is in."""
+    return name.removeprefix("goengine.").split(".")[0]
+
+
 def _imports(path: pathlib.Path):
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                yield alias.name.split(".")[0]
+                yield _top(alias.name)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            yield node.module.split(".")[0]
+            yield _top(node.module)
 
 
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
@@ -61,7 +66,7 @@ def _module_name(path: pathlib.Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts = parts[:-1]
-    return ".".join(parts)
+    return ".".join(["goengine", *parts])     # installed under the goengine namespace
 
 
 def _imported_modules(path: pathlib.Path, modules: set[str]):

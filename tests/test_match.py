@@ -10,12 +10,12 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from engine.timecontrol import BLACK, Clock
-from gtp.timekeeping import time_left_args, time_settings_args
-from match.cli import main as cli_main
-from match.runner import EngineSpec, Match, MatchConfig, MatchError
-from match.stats import wilson_interval
-from sgf_tools.reader import read_sgf_file
+from goengine.engine.timecontrol import BLACK, Clock
+from goengine.gtp.timekeeping import time_left_args, time_settings_args
+from goengine.match.cli import main as cli_main
+from goengine.match.runner import EngineSpec, Match, MatchConfig, MatchError
+from goengine.match.stats import wilson_interval
+from goengine.sgf_tools.reader import read_sgf_file
 from test_match_script_engine import write_script_engine
 
 GNUGO = "/usr/games/gnugo"
@@ -258,11 +258,11 @@ def test_cli_full_match_gnugo_vs_gnugo(tmp_path):
 
 def _engine_gtp_argv() -> list[str] | None:
     try:
-        import gtp.main  # noqa: F401
+        import goengine.gtp.main  # noqa: F401
     except ImportError:
         return None
     exe = shutil.which("engine-gtp")
-    argv = [exe] if exe else [sys.executable, "-m", "gtp.main"]
+    argv = [exe] if exe else [sys.executable, "-m", "goengine.gtp.main"]
     helptext = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=120).stdout
     if "--resign-threshold" in helptext:
         argv += ["--resign-threshold", "0"]      # play to the end so that the game is scored

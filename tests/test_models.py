@@ -2,11 +2,11 @@
 import onnx
 import pytest
 
-from models import store
-from models.metadata import EXPECTED, ModelError, ModelMetadata
-from models.session import load_session
-from training import nets
-from training.export import export_onnx
+from goengine.models import store
+from goengine.models.metadata import EXPECTED, ModelError, ModelMetadata
+from goengine.models.session import load_session
+from goengine.training import nets
+from goengine.training.export import export_onnx
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +99,7 @@ def test_wrong_input_shape(files, tmp_path):
 
 
 def test_expected_versions_come_from_the_feature_registry():
-    from engine.features import FEATURE_SETS
+    from goengine.engine.features import FEATURE_SETS
     assert EXPECTED == {name: fs.version for name, fs in FEATURE_SETS.items()}
     assert {"alphago48", "alphago49", "zero17"} <= set(EXPECTED)
 

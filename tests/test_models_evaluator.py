@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 
-from engine import symmetry
-from engine.evaluator import Evaluation, Evaluator, UniformEvaluator
-from models.onnx_evaluator import OnnxEvaluator, masked_softmax
-from training import nets
-from training.export import export_onnx, run_torch
+from goengine.engine import symmetry
+from goengine.engine.evaluator import Evaluation, Evaluator, UniformEvaluator
+from goengine.models.onnx_evaluator import OnnxEvaluator, masked_softmax
+from goengine.training import nets
+from goengine.training.export import export_onnx, run_torch
 
 N = 9
 

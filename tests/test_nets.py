@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from engine import symmetry
-from training import nets
-from training.export import run_torch
+from goengine.engine import symmetry
+from goengine.training import nets
+from goengine.training.export import run_torch
 
 CASES = [(kind, preset) for kind in nets.KINDS for preset in ("cpu", "paper")]
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from engine.board import BLACK, WHITE
-from engine.coords import PASS, RESIGN, parse_gtp
-from engine.evaluator import UniformEvaluator
-from engine.game import Game
-from engine.player import Player, PlayerConfig
-from engine.replay import replay
-from engine.rules import Rules
-from engine.search.mcts import MctsSearch
-from engine.search.policy import PolicyPlayer
-from sgf_tools.reader import read_sgf
+from goengine.engine.board import BLACK, WHITE
+from goengine.engine.coords import PASS, RESIGN, parse_gtp
+from goengine.engine.evaluator import UniformEvaluator
+from goengine.engine.game import Game
+from goengine.engine.player import Player, PlayerConfig
+from goengine.engine.replay import replay
+from goengine.engine.rules import Rules
+from goengine.engine.search.mcts import MctsSearch
+from goengine.engine.search.policy import PolicyPlayer
+from goengine.sgf_tools.reader import read_sgf
 
 
 def _walls(komi: float, extra: tuple[tuple[int, str], ...] = ()) -> Game:

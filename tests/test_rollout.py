@@ -7,15 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.board import BLACK, EMPTY, WHITE, new_board
-from engine.coords import loc
-from engine.game import Game
-from engine.rollout import patterns as P
-from engine.rollout.policy import (RolloutModelError, RolloutPolicy,
+from goengine.engine import board as B
+from goengine.engine.board import BLACK, EMPTY, WHITE, new_board
+from goengine.engine.coords import loc
+from goengine.engine.game import Game
+from goengine.engine.rollout import patterns as P
+from goengine.engine.rollout.policy import (RolloutModelError, RolloutPolicy,
                                    checked_playout, incremental_weights, policy_playout,
                                    scratch_weights)
-from models.names import BUNDLED_DIR, MODEL_FILES
+from goengine.models.names import BUNDLED_DIR, MODEL_FILES
 from tests.positions import check_board, load_board, pt
 
 BUNDLED_PATH = BUNDLED_DIR / MODEL_FILES["rollout"]
@@ -241,7 +241,7 @@ def test_incremental_weights_equal_scratch_after_captures(policy):
 def test_policy_playout_ends_legal_scored_and_keeps_eyes(policy, n):
     for seed in range(5 if n == 19 else 20):
         np.random.seed(seed)
-        from engine.playout import seed as nb_seed
+        from goengine.engine.playout import seed as nb_seed
         nb_seed(seed)
         st, meta = new_board(n)
         score, moves, errors, _caps = checked_playout(st, meta, 3 * n * n, policy.tables, -1)
@@ -349,8 +349,8 @@ def test_bundled_model_if_present():
 # ---- training ----------------------------------------------------------------------------------
 @pytest.mark.skipif(not TYGEM.is_dir(), reason="no Tygem archives")
 def test_tiny_training_run_beats_uniform(tmp_path):
-    from training.rollout import train_rollout
-    from training.rollout_data import split_heldout
+    from goengine.training.rollout import train_rollout
+    from goengine.training.rollout_data import split_heldout
     train, held = split_heldout([TYGEM])
     assert [f.name for f in held] == ["tygem9d-2015-06.tar.bz2"]
     assert all(f.name != "tygem9d-2015-06.tar.bz2" for f in train)
@@ -371,7 +371,7 @@ def test_tiny_training_run_beats_uniform(tmp_path):
 @pytest.mark.skipif(not TYGEM.is_dir(), reason="no Tygem archives")
 def test_rollout_command_line(tmp_path):
     from click.testing import CliRunner
-    from training.rollout_cli import rollout_command
+    from goengine.training.rollout_cli import rollout_command
     out = tmp_path / "r.npz"
     res = CliRunner().invoke(rollout_command, [
         "--sgf", str(TYGEM), "--out", str(out), "--positions", "500", "--max-games", "5",
@@ -385,10 +385,10 @@ def test_rollout_command_line(tmp_path):
 def test_training_features_match_the_playout_policy():
     """The softmax the trainer fits (feature indices + weights) is the policy the engine plays
     (RolloutPolicy built from the same keys and weights), position by position."""
-    from engine.replay import initial_game
-    from sgf_tools.archives import iter_games
-    from training.rollout_data import load_games
-    from training.rollout_features import build_dictionary, count_patterns, extract_all
+    from goengine.engine.replay import initial_game
+    from goengine.sgf_tools.archives import iter_games
+    from goengine.training.rollout_data import load_games
+    from goengine.training.rollout_features import build_dictionary, count_patterns, extract_all
     path = TYGEM / "tygem9d-2015-05.tar.bz2"
     gs = load_games([path], max_games=2)
     sel = ((gs.col <= 2) & (gs.loc >= 0)).astype(np.uint8)

@@ -10,11 +10,11 @@ from positions import (
     assert_same, board_text, check_board, load_board, pt, rows_array, snapshot,
     zobrist_from_scratch)
 
-from engine import board as B
-from engine.board import BLACK, EMPTY, WHITE
-from engine.coords import PASS, RESIGN, area, loc
-from engine.game import Game, IllegalMove, format_result, opponent, parse_color
-from engine.rules import Rules, named_rules
+from goengine.engine import board as B
+from goengine.engine.board import BLACK, EMPTY, WHITE
+from goengine.engine.coords import PASS, RESIGN, area, loc
+from goengine.engine.game import Game, IllegalMove, format_result, opponent, parse_color
+from goengine.engine.rules import Rules, named_rules
 
 NO_SUPERKO = Rules(superko="none")
 SITUATIONAL = Rules(superko="situational")

@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from positions import assert_same, check_board, load_board, snapshot
 
-from engine import board as B
-from engine.board import BLACK, EMPTY, WHITE
-from engine.coords import PASS, loc, loc_to_rc
-from engine.game import Game
-from engine.rules import Rules
+from goengine.engine import board as B
+from goengine.engine.board import BLACK, EMPTY, WHITE
+from goengine.engine.coords import PASS, loc, loc_to_rc
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
 
 
 class RefGo:

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from positions import assert_same, check_board, load_board, pt, snapshot
 
-from engine.board import BLACK, EMPTY, WHITE
-from engine.coords import PASS, format_gtp, loc, parse_gtp
-from engine.game import Game
-from engine.rules import Rules
+from goengine.engine.board import BLACK, EMPTY, WHITE
+from goengine.engine.coords import PASS, format_gtp, loc, parse_gtp
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
 
 # ---- area scoring ----------------------------------------------------------------------------
 

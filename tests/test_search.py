@@ -6,16 +6,16 @@ import threading
 import numpy as np
 import pytest
 
-from engine import board as B
-from engine.board import BLACK, WHITE
-from engine.coords import PASS, format_gtp, parse_gtp
-from engine.evaluator import Evaluation, UniformEvaluator
-from engine.game import Game
-from engine.rules import Rules
-from engine.search import tree as T
-from engine.search.mcts import MctsConfig, MctsSearch
-from engine.search.network import NetSearchConfig, NetworkSearch
-from engine.search.policy import PolicyPlayer
+from goengine.engine import board as B
+from goengine.engine.board import BLACK, WHITE
+from goengine.engine.coords import PASS, format_gtp, parse_gtp
+from goengine.engine.evaluator import Evaluation, UniformEvaluator
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
+from goengine.engine.search import tree as T
+from goengine.engine.search.mcts import MctsConfig, MctsSearch
+from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.policy import PolicyPlayer
 
 
 def play_all(game, moves):

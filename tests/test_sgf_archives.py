@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sgf_tools.archives import ReadStats, is_archive, iter_games, iter_sgf_bytes
+from goengine.sgf_tools.archives import ReadStats, is_archive, iter_games, iter_sgf_bytes
 
 FIXTURES = Path(__file__).parent / "data" / "kgs"
 KGS_FILES = sorted(glob.glob(os.path.join(FIXTURES, "*.sgf")))

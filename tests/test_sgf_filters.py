@@ -6,11 +6,11 @@ import itertools
 
 import pytest
 
-from sgf_tools.archives import iter_games
-from sgf_tools.filters import (KGS_MIN_RANK, Deduplicator, FilterConfig, FilterStats, apply_filters,
+from goengine.sgf_tools.archives import iter_games
+from goengine.sgf_tools.filters import (KGS_MIN_RANK, Deduplicator, FilterConfig, FilterStats, apply_filters,
                                build_filters, handicap_filter, komi_filter, length_filter, rank_filter,
                                result_filter, size_filter, winner_filter)
-from sgf_tools.record import GameRecord
+from goengine.sgf_tools.record import GameRecord
 from sample_games import AI, GAMES, TYGEM, present
 
 

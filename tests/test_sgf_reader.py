@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sgfmill import sgf
 
-from sgf_tools.archives import iter_sgf_bytes
-from sgf_tools.reader import REASONS, SgfError, parse_komi, read_sgf, read_sgf_collection, read_sgf_file
+from goengine.sgf_tools.archives import iter_sgf_bytes
+from goengine.sgf_tools.reader import REASONS, SgfError, parse_komi, read_sgf, read_sgf_collection, read_sgf_file
 from sample_games import AI, GAMES, KGS_SAMPLES, TYGEM, TYGEM_GAMES, kgs_files, kgs_game, present
 
 

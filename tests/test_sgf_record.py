@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from sgf_tools.archives import iter_games
-from sgf_tools.record import GameRecord, is_draw_result, parse_rank, parse_winner
+from goengine.sgf_tools.archives import iter_games
+from goengine.sgf_tools.record import GameRecord, is_draw_result, parse_rank, parse_winner
 from sample_games import TYGEM, present
 
 PKG = pathlib.Path(__file__).resolve().parent.parent / "sgf_tools"
@@ -138,7 +138,7 @@ def test_package_is_a_leaf():
 
 def test_public_api_reexported():
     import importlib
-    pkg = importlib.import_module("sgf_tools")
+    pkg = importlib.import_module("goengine.sgf_tools")
     if getattr(pkg, "__file__", None) is None:
         pytest.skip("sgf_tools is seen as a namespace package: the editable install predates "
                     "sgf_tools/__init__.py (re-run `pip install -e .`)")

@@ -10,15 +10,15 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sgfmill import sgf
 
-from engine.board import BLACK, WHITE
-from engine.coords import PASS, parse_gtp
-from engine.game import Game
-from engine.replay import record_fields, replay
-from engine.rules import named_rules
-from sgf_tools.archives import ReadStats, iter_games
-from sgf_tools.reader import read_sgf, read_sgf_file
-from sgf_tools.record import GameRecord
-from sgf_tools.writer import format_komi, sgf_rules, write_sgf
+from goengine.engine.board import BLACK, WHITE
+from goengine.engine.coords import PASS, parse_gtp
+from goengine.engine.game import Game
+from goengine.engine.replay import record_fields, replay
+from goengine.engine.rules import named_rules
+from goengine.sgf_tools.archives import ReadStats, iter_games
+from goengine.sgf_tools.reader import read_sgf, read_sgf_file
+from goengine.sgf_tools.record import GameRecord
+from goengine.sgf_tools.writer import format_komi, sgf_rules, write_sgf
 from sample_games import AI, GAMES, TYGEM, kgs_files, present
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from engine import symmetry
+from goengine.engine import symmetry
 
 KS = range(symmetry.N_SYMMETRIES)
 

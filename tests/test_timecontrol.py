@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from engine.timecontrol import BLACK, WHITE, Clock, Stopwatch, TimeConfig, TimeManager
-from gtp import timekeeping
+from goengine.engine.timecontrol import BLACK, WHITE, Clock, Stopwatch, TimeConfig, TimeManager
+from goengine.gtp import timekeeping
 
 CFG = TimeConfig()
 TM = TimeManager(CFG)

@@ -15,7 +15,7 @@ class NoTorch:
         return None
 
 sys.meta_path.insert(0, NoTorch())
-from training.cli import main
+from goengine.training.cli import main
 main(sys.argv[1:])
 """
 

@@ -23,7 +23,7 @@ GAME_FILTERS = ("--sizes", 9, "--min-rank", "")
 
 
 def train_cmd(*args):
-    return [sys.executable, "-m", "training.cli", *map(str, args)]
+    return [sys.executable, "-m", "goengine.training.cli", *map(str, args)]
 
 
 def run(*args, timeout=600):
@@ -115,8 +115,8 @@ def test_eval_gives_clear_error_for_broken_model(tmp_path):
 def test_export_command_matches_torch(small_run, tmp_path):
     out = tmp_path / "p.onnx"
     run("export", "--checkpoint", small_run / "checkpoint.pt", "--out", out)
-    from models.session import load_session
-    from training import nets
+    from goengine.models.session import load_session
+    from goengine.training import nets
     net, _ = nets.load_checkpoint(small_run / "checkpoint.pt")
     net.eval()
     x = np.random.default_rng(0).random((2, 48, 13, 13), dtype=np.float32)
@@ -140,7 +140,7 @@ def test_bundle_exports_with_checksums_and_heldout_figures(small_run, tmp_path):
     entry = index["policy"]
     assert entry["file"] == "policy.onnx" and entry["training"]["step"] == 300
     assert entry["heldout"]["positions"] == 200 and 0.4 < entry["heldout"]["top1"] <= 1
-    from models.store import verify
+    from goengine.models.store import verify
     verify(out / "policy.onnx")          # listed in SHA256SUMS with the right digest
     import onnx
     props = {p.key: p.value for p in onnx.load(out / "policy.onnx").metadata_props}

@@ -11,17 +11,17 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from engine.features import FEATURE_SETS  # noqa: E402
-from training.curves import append_row  # noqa: E402
-from training.dataset import PackedPositions  # noqa: E402
-from training.loop import CURVE_FIELDS  # noqa: E402
-from training.selfplay_value import SelfPlayValue, SelfPlayValueConfig  # noqa: E402
+from goengine.engine.features import FEATURE_SETS  # noqa: E402
+from goengine.training.curves import append_row  # noqa: E402
+from goengine.training.dataset import PackedPositions  # noqa: E402
+from goengine.training.loop import CURVE_FIELDS  # noqa: E402
+from goengine.training.selfplay_value import SelfPlayValue, SelfPlayValueConfig  # noqa: E402
 
 COLOUR_PLANE = 48          # alphago49: the value net's 49th plane, ones when black is to move
 
 
 def train_cmd(*args):
-    return [sys.executable, "-m", "training.cli", *map(str, args)]
+    return [sys.executable, "-m", "goengine.training.cli", *map(str, args)]
 
 
 def run(*args, ok=True):
@@ -33,9 +33,9 @@ def run(*args, ok=True):
 
 @pytest.fixture(scope="module")
 def players():
-    from engine.rollout.policy import RolloutPolicy
-    from models.onnx_evaluator import OnnxEvaluator
-    from models.store import bundled
+    from goengine.engine.rollout.policy import RolloutPolicy
+    from goengine.models.onnx_evaluator import OnnxEvaluator
+    from goengine.models.store import bundled
     rollout = RolloutPolicy.load(bundled("rollout"))
     return lambda seed: (OnnxEvaluator(bundled("policy"), threads=1, kind="policy", cache_size=0,
                                        seed=seed), rollout)
@@ -100,7 +100,7 @@ def test_cli_then_value_training_on_two_sizes(tmp_path):
     assert [int(r["step"]) for r in rows] == [3, 6]
     by_size = dict(kv.split("=") for kv in rows[-1]["heldout_by_size"].split())
     assert set(by_size) == {"mse_7", "mse_9"} and all(0 <= float(v) <= 4 for v in by_size.values())
-    from models.onnx_evaluator import OnnxEvaluator
+    from goengine.models.onnx_evaluator import OnnxEvaluator
     ev = OnnxEvaluator(out / "value.onnx", kind="value")
     for n in (7, 9, 19):                        # the pooled head runs on any size
         v = ev.evaluate(np.zeros((2, 49, n, n), dtype=np.float32)).value_stm

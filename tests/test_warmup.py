@@ -10,13 +10,13 @@ import sys
 import pytest
 from numba.core.registry import CPUDispatcher
 
-import gtp.commands  # noqa: F401  (registers the handlers)
-from engine.player import PlayerConfig
-from engine.timecontrol import TimeConfig
-from gtp.server import REGISTRY, Server
-import gtp.loader
-from gtp.config import EngineConfig
-from gtp.session import Session
+import goengine.gtp.commands  # noqa: F401  (registers the handlers)
+from goengine.engine.player import PlayerConfig
+from goengine.engine.timecontrol import TimeConfig
+from goengine.gtp.server import REGISTRY, Server
+from goengine.gtp import loader
+from goengine.gtp.config import EngineConfig
+from goengine.gtp.session import Session
 from test_gtp_harness import ROOT
 from test_player_pass import OPEN_LOSS_SGF
 
@@ -54,7 +54,7 @@ def test_no_numba_compile_after_warm_up(tmp_path):
     sgf = tmp_path / "game.sgf"
     sgf.write_bytes(OPEN_LOSS_SGF)
     session = Session(EngineConfig(size=9, search="alphago", auto_search=True, seed=1,
-                                   playouts=64), lambda: gtp.loader)
+                                   playouts=64), lambda: loader)
     session.params["gogui_search_seconds"] = 0.2
     script = "".join(f"{i} {line}\n" for i, line in enumerate(_game_script(sgf), 1))
     out = io.BytesIO()
@@ -71,7 +71,7 @@ def test_no_numba_compile_after_warm_up(tmp_path):
 
 
 def test_warmup_option_reports_progress_and_exits():
-    proc = subprocess.run([sys.executable, "-m", "gtp.main", "--warmup", "--size", "9"],
+    proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", "--warmup", "--size", "9"],
                           capture_output=True, cwd=ROOT, timeout=600, stdin=subprocess.DEVNULL)
     err = proc.stderr.decode()
     assert proc.returncode == 0, err
@@ -80,7 +80,7 @@ def test_warmup_option_reports_progress_and_exits():
 
 
 def test_help_documents_the_time_and_resignation_defaults():
-    proc = subprocess.run([sys.executable, "-m", "gtp.main", "--help"], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", "--help"], capture_output=True,
                           cwd=ROOT, timeout=60)
     text = " ".join(proc.stdout.decode().split())
     cfg, time_cfg = PlayerConfig(), TimeConfig()

@@ -14,14 +14,14 @@ from pathlib import Path
 
 import click
 
-from models.store import BUNDLED_DIR, record
+from goengine.models.store import BUNDLED_DIR, record
 
 
 def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int) -> dict:
-    from engine.features import FEATURE_SETS
-    from training import nets
-    from training.evaluate import evaluate_collection
-    from training.export import export_onnx
+    from goengine.engine.features import FEATURE_SETS
+    from goengine.training import nets
+    from goengine.training.evaluate import evaluate_collection
+    from goengine.training.export import export_onnx
     net, ckpt = nets.load_checkpoint(run_dir / "checkpoint.pt")
     fs = {"policy": "alphago48", "value": "alphago49", "zero": "zero17"}[kind]
     data = {}

@@ -15,7 +15,7 @@ import sys
 
 import click
 
-from training.rollout_cli import rollout_command
+from goengine.training.rollout_cli import rollout_command
 
 # The `train` extra of pyproject.toml: the modules the other subcommands import.
 TRAIN_EXTRA = ("torch", "onnx", "tqdm", "matplotlib")
@@ -29,11 +29,11 @@ def cli():
 def _register():
     # Imported here, not at the top: these subcommands need the `train` extra (torch), and
     # `main` turns its absence into a message instead of a traceback.
-    from training.bundle import bundle_command
-    from training.evaluate import eval_command
-    from training.export_cli import export_command
-    from training.selfplay_value import value_data_command
-    from training.sl import sl_command, value_command
+    from goengine.training.bundle import bundle_command
+    from goengine.training.evaluate import eval_command
+    from goengine.training.export_cli import export_command
+    from goengine.training.selfplay_value import value_data_command
+    from goengine.training.sl import sl_command, value_command
     for command in (sl_command, value_command, eval_command, export_command, bundle_command,
                     value_data_command, rollout_command):
         cli.add_command(command)

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.coords import PASS, loc_to_pos
-from engine.features import FEATURE_SETS, extract_into
-from engine.replay import ReplayError, positions
-from engine.rules import Rules
-from engine.symmetry import N_SYMMETRIES, apply as apply_symmetry
-from sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
+from goengine.engine.coords import PASS, loc_to_pos
+from goengine.engine.features import FEATURE_SETS, extract_into
+from goengine.engine.replay import ReplayError, positions
+from goengine.engine.rules import Rules
+from goengine.engine.symmetry import N_SYMMETRIES, apply as apply_symmetry
+from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
 
 # Human games are replayed without superko: they were legal under the rules they were played by.
 REPLAY_RULES = Rules(superko="none")

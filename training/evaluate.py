@@ -13,11 +13,11 @@ from pathlib import Path
 import click
 import numpy as np
 
-from engine.coords import PASS, loc_to_pos
-from engine.features import FEATURE_SETS, extract
-from engine.replay import ReplayError, positions
-from sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
-from training.dataset import REPLAY_RULES, outcome
+from goengine.engine.coords import PASS, loc_to_pos
+from goengine.engine.features import FEATURE_SETS, extract
+from goengine.engine.replay import ReplayError, positions
+from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
+from goengine.training.dataset import REPLAY_RULES, outcome
 
 
 class _Model:
@@ -25,14 +25,14 @@ class _Model:
 
     def __init__(self, path: Path, threads: int):
         if path.suffix == ".onnx":
-            from models.session import load_session
+            from goengine.models.session import load_session
             self.session = load_session(path, threads)
             self.kind = self.session.meta.kind
             self.feature_set = self.session.meta.feature_set
             self.run = lambda x: self.session.session.run(None, {self.session.input_name: x})[0]
         else:
             import torch
-            from training import nets
+            from goengine.training import nets
             torch.set_num_threads(threads)
             net, _ = nets.load_checkpoint(path)
             net.eval()
@@ -120,7 +120,7 @@ def eval_command(model_path, sgf, max_positions, every, threads):
     try:
         r = evaluate_collection(model_path, sgf, max_positions, every, threads)
     except Exception as e:  # a bad model file: say so plainly
-        from models.metadata import ModelError
+        from goengine.models.metadata import ModelError
         if isinstance(e, ModelError):
             raise click.ClickException(str(e))
         raise

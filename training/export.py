@@ -1,7 +1,7 @@
 """Export a trained net to the ONNX file the engine plays with, and prove it computes the same.
 
-    from training.nets import build
-    from training.export import export_onnx
+    from goengine.training.nets import build
+    from goengine.training.export import export_onnx
     export_onnx(build("policy", "cpu"), "policy", "models/bundled/policy_cpu.onnx",
                 {"training_data": "KGS 2004-2019 6d+", "heldout_top1": "0.512"})
 
@@ -31,9 +31,9 @@ import onnxruntime as ort
 import torch
 from torch import nn
 
-from models.metadata import (DEFAULT_FEATURE_SET, EXPECTED, INPUT_NAME, OUTPUT_NAMES, PLANES,
+from goengine.models.metadata import (DEFAULT_FEATURE_SET, EXPECTED, INPUT_NAME, OUTPUT_NAMES, PLANES,
                              POLICY_INDEX, VALUE_PERSPECTIVE, ModelMetadata)
-from training.nets import weights_sha256
+from goengine.training.nets import weights_sha256
 
 OPSET = 17
 PARITY_SIZES = (9, 19)
@@ -133,9 +133,9 @@ def parity_inputs(feature_set: str, planes: int, n: int, rng) -> np.ndarray:
     """float32[4, planes, n, n]: the planes of positions after 0, n*n/8, n*n/4 and n*n/2 random
     legal moves (own eyes left alone), or random 0/1 planes for a plane count that is not
     `feature_set`'s (a test net)."""
-    from engine.board import is_eye
-    from engine.features import FEATURE_SETS, extract
-    from engine.game import Game
+    from goengine.engine.board import is_eye
+    from goengine.engine.features import FEATURE_SETS, extract
+    from goengine.engine.game import Game
     if feature_set not in FEATURE_SETS or PLANES.get(feature_set) != planes:
         return rng.integers(0, 2, (4, planes, n, n)).astype(np.float32)
     out = []

@@ -14,9 +14,9 @@ import click
 @click.option("--training-data", default="", help="free text / JSON summary recorded in the metadata")
 def export_command(checkpoint, out, heldout_top1, training_data):
     """Export CHECKPOINT as ONNX (dynamic batch and board size) and verify it within 1e-4."""
-    from engine.features import FEATURE_SETS
-    from training import nets
-    from training.export import ExportError, export_onnx
+    from goengine.engine.features import FEATURE_SETS
+    from goengine.training import nets
+    from goengine.training.export import ExportError, export_onnx
     try:
         net, ckpt = nets.load_checkpoint(checkpoint)
     except Exception as e:

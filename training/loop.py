@@ -19,9 +19,9 @@ import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from training import nets
-from training.curves import append_row
-from training.dataset import PackedPositions, SizeMix, shard_sizes
+from goengine.training import nets
+from goengine.training.curves import append_row
+from goengine.training.dataset import PackedPositions, SizeMix, shard_sizes
 
 
 @dataclass(frozen=True)

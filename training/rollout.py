@@ -30,14 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.rollout.policy import FORMAT, RolloutPolicy
-from training.curves import append_row
-from training.rollout_data import GameSet, load_games, progress_bar, select_positions, \
+from goengine.engine.rollout.policy import FORMAT, RolloutPolicy
+from goengine.training.curves import append_row
+from goengine.training.rollout_data import GameSet, load_games, progress_bar, select_positions, \
     split_heldout
-from training.rollout_features import (Batch, Dictionary, Extractor, build_dictionary,
+from goengine.training.rollout_features import (Batch, Dictionary, Extractor, build_dictionary,
                                        count_patterns, extract_all)
-from training.rollout_sgd import heldout_metrics, sgd_pass, uniform_top1
-from training.rollout_speed import playout_speed
+from goengine.training.rollout_sgd import heldout_metrics, sgd_pass, uniform_top1
+from goengine.training.rollout_speed import playout_speed
 
 DEFAULT_MIN_COUNT = {"3x3": 10, "diamond": 10, "nakade": 5}
 CURVE_FIELDS = ["positions", "train_loss", "train_top1", "heldout_top1", "heldout_nll", "lr",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-from training.rollout import DEFAULT_MIN_COUNT, train_rollout
+from goengine.training.rollout import DEFAULT_MIN_COUNT, train_rollout
 
 
 @click.command("rollout")

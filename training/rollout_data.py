@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.coords import PASS, loc
-from sgf_tools.archives import ReadStats, is_archive, iter_games
+from goengine.engine.coords import PASS, loc
+from goengine.sgf_tools.archives import ReadStats, is_archive, iter_games
 
 
 @dataclass

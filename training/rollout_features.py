@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engine import board as B
-from engine.board import LEGAL, legality, new_board, place_setup_stone, play_pass
-from engine.rollout import patterns as P
-from training.rollout_data import GameSet, progress_bar
+from goengine.engine import board as B
+from goengine.engine.board import LEGAL, legality, new_board, place_setup_stone, play_pass
+from goengine.engine.rollout import patterns as P
+from goengine.training.rollout_data import GameSet, progress_bar
 
 NF = 6  # feature columns per candidate: 3x3, diamond, response, save atari, neighbour, nakade
 

@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit
 
-from training.rollout_features import Batch
+from goengine.training.rollout_features import Batch
 
 
 @njit(cache=True)

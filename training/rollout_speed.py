@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import time
 
-from engine.board import new_board
-from engine.playout import seed as np_seed
-from engine.rollout.policy import RolloutPolicy, policy_playouts
+from goengine.engine.board import new_board
+from goengine.engine.playout import seed as np_seed
+from goengine.engine.rollout.policy import RolloutPolicy, policy_playouts
 
 
 def playout_speed(policy: RolloutPolicy, size: int = 19, seconds: float = 3.0,

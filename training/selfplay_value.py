@@ -27,14 +27,14 @@ from pathlib import Path
 
 import numpy as np
 
-from engine import board as B
-from engine.coords import PASS, all_locs, area, loc_to_pos
-from engine.features import FEATURE_SETS, extract_into
-from engine.game import Game
-from engine.playout import seed as seed_playouts
-from engine.rules import Rules
-from engine.search.network import candidate_moves
-from training.dataset import _ShardWriter
+from goengine.engine import board as B
+from goengine.engine.coords import PASS, all_locs, area, loc_to_pos
+from goengine.engine.features import FEATURE_SETS, extract_into
+from goengine.engine.game import Game
+from goengine.engine.playout import seed as seed_playouts
+from goengine.engine.rules import Rules
+from goengine.engine.search.network import candidate_moves
+from goengine.training.dataset import _ShardWriter
 
 FEATURES = "alphago49"
 POLICY_FEATURES = "alphago48"
@@ -273,10 +273,10 @@ def _command():
                            positions_per_game, finish_at, temperature, heldout_fraction, seed, threads):
         """Value-net positions from SL-policy self-play, one per game (docs/algorithms.md §4.3)."""
         from tqdm import tqdm
-        from engine.rollout.policy import RolloutModelError, RolloutPolicy
-        from models.metadata import ModelError
-        from models.onnx_evaluator import OnnxEvaluator
-        from models.store import bundled
+        from goengine.engine.rollout.policy import RolloutModelError, RolloutPolicy
+        from goengine.models.metadata import ModelError
+        from goengine.models.onnx_evaluator import OnnxEvaluator
+        from goengine.models.store import bundled
         meta_path = Path(out) / "dataset.json"
         if seed is None:
             seed = len(json.loads(meta_path.read_text()).get("runs", [])) if meta_path.exists() else 0

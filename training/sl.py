@@ -17,10 +17,10 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from engine.features import FEATURE_SETS
-from sgf_tools import FilterConfig
-from training.dataset import build_shards
-from training.loop import TrainConfig, train
+from goengine.engine.features import FEATURE_SETS
+from goengine.sgf_tools import FilterConfig
+from goengine.training.dataset import build_shards
+from goengine.training.loop import TrainConfig, train
 
 
 def filter_options(f):
@@ -130,8 +130,8 @@ def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction,
 
 
 def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metrics: dict) -> Path:
-    from training import nets
-    from training.export import export_onnx
+    from goengine.training import nets
+    from goengine.training.export import export_onnx
     net, _ = nets.load_checkpoint(run_dir / "checkpoint.pt")
     out = run_dir / f"{kind}.onnx"
     summary = {"sources": data_meta.get("sources"), "positions": data_meta["stats"]["positions"],

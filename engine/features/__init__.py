@@ -1,6 +1,6 @@
 """Input features of the networks: ONE code path, used by training and by play.
 
-    from engine import features
+    from goengine.engine import features
     x = features.extract(game, "alphago48")              # float32[48, N, N], row 0 at the top
     features.extract_into(game, "alphago48", buf[i])     # uint8[48, N, N] slice, 0/1 (np.packbits-able)
 
@@ -16,12 +16,12 @@ import threading
 
 import numpy as np
 
-from engine.board import BLACK, WHITE
-from engine.features.alphago import alphago_planes, kernel_offsets
-from engine.features.ladder import new_scratch
-from engine.features.registry import (FEATURE_SETS, FEATURE_VERSIONS, HISTORY_GROUPS,
+from goengine.engine.board import BLACK, WHITE
+from goengine.engine.features.alphago import alphago_planes, kernel_offsets
+from goengine.engine.features.ladder import new_scratch
+from goengine.engine.features.registry import (FEATURE_SETS, FEATURE_VERSIONS, HISTORY_GROUPS,
                                       KERNEL_GROUPS, FeatureSet, get)
-from engine.features.zero import history_planes
+from goengine.engine.features.zero import history_planes
 
 __all__ = ["FEATURE_SETS", "FEATURE_VERSIONS", "FeatureSet", "get", "extract", "extract_into",
            "num_planes"]

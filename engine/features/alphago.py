@@ -31,10 +31,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.board import (EMPTY, F_AGE, F_COLOR, F_HEAD, F_LIBS, F_NEXT, F_SIZE, M_KO, M_KOCOLOR,
+from goengine.engine.board import (EMPTY, F_AGE, F_COLOR, F_HEAD, F_LIBS, F_NEXT, F_SIZE, M_KO, M_KOCOLOR,
                           M_MOVENUM, M_N, M_W, is_eye)
-from engine.features.ladder import C_STAMP, ladder_captures, ladder_escapes
-from engine.features.registry import KERNEL_GROUPS
+from goengine.engine.features.ladder import C_STAMP, ladder_captures, ladder_escapes
+from goengine.engine.features.registry import KERNEL_GROUPS
 
 # Group ids: the index of each group in `offs`, in registry.KERNEL_GROUPS order.
 (G_STONE_COLOUR, G_ONES, G_TURNS_SINCE, G_LIBERTIES, G_CAPTURE_SIZE, G_SELF_ATARI_SIZE,

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.board import (EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, LEGAL, M_W, NF, NM,
+from goengine.engine.board import (EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, LEGAL, M_W, NF, NM,
                           find_liberty, find_two_liberties, legality, play)
 
 MAX_LADDER_PLIES = 128  # a ladder across a 25x25 board is under 100 plies

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine.board import BLACK
+from goengine.engine.board import BLACK
 
 HISTORY = 8
 

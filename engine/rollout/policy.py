@@ -1,7 +1,7 @@
 """AlphaGo's fast rollout policy: a linear softmax over the pattern features of
 `engine.rollout.patterns`, and a numba playout that samples from it incrementally.
 
-    from engine.rollout import RolloutPolicy, policy_playout
+    from goengine.engine.rollout import RolloutPolicy, policy_playout
     pol = RolloutPolicy.load("models/bundled/rollout.npz")
     score, own = policy_playout(st, meta, max_moves, amaf, pol.tables)
 
@@ -45,9 +45,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from engine.board import (BLACK, EMPTY, F_COLOR, F_NEXT, M_KO, M_KOCOLOR, M_LAST, M_N,
+from goengine.engine.board import (BLACK, EMPTY, F_COLOR, F_NEXT, M_KO, M_KOCOLOR, M_LAST, M_N,
                           M_TOPLAY, M_W, WHITE, area_ownership, is_eye, legality, play_pass)
-from engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
+from goengine.engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
                                      FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3,
                                      K_DIAMOND, K_NAKADE, K_NEIGHBOUR, K_SAVE, N_SCALARS,
                                      NAKADE_MAX, NK, SCALAR_NAMES, SCALAR_NEIGHBOUR,

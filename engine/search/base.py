@@ -30,8 +30,8 @@ from __future__ import annotations
 import time
 from typing import Any, Protocol
 
-from engine.search import tree as T
-from engine.search.result import SearchResult
+from goengine.engine.search import tree as T
+from goengine.engine.search.result import SearchResult
 
 UNLIMITED = 1 << 62
 

@@ -29,15 +29,15 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from engine import board as B
-from engine.features import extract
-from engine.playout import playout, seed as playout_seed
-from engine.rollout.policy import RolloutPolicy, policy_playout
-from engine.search import tree as T
-from engine.search.base import run
-from engine.search.priors import heuristic_priors
-from engine.search.result import SearchResult, summarize_root
-from engine.search.terminal import judged_area_ownership, terminal_mask
+from goengine.engine import board as B
+from goengine.engine.features import extract
+from goengine.engine.playout import playout, seed as playout_seed
+from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
+from goengine.engine.search import tree as T
+from goengine.engine.search.base import run
+from goengine.engine.search.priors import heuristic_priors
+from goengine.engine.search.result import SearchResult, summarize_root
+from goengine.engine.search.terminal import judged_area_ownership, terminal_mask
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine import board as B
-from engine.coords import PASS, loc_to_pos
-from engine.features import extract
-from engine.search.base import run
-from engine.search.network import Position
-from engine.search.result import MoveStat, SearchResult
+from goengine.engine import board as B
+from goengine.engine.coords import PASS, loc_to_pos
+from goengine.engine.features import extract
+from goengine.engine.search.base import run
+from goengine.engine.search.network import Position
+from goengine.engine.search.result import MoveStat, SearchResult
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.search import tree as T
+from goengine.engine.search import tree as T
 
 
 @dataclass

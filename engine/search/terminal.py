@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from engine import board as B
+from goengine.engine import board as B
 
 
 @njit(cache=True)

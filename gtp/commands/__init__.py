@@ -9,8 +9,8 @@
 
 The import order below is the order of `list_commands`.
 """
-from gtp.commands import core  # noqa: F401  (registration)
-from gtp.commands import tournament  # noqa: F401
-from gtp.commands import kgs  # noqa: F401
-from gtp.commands import analysis  # noqa: F401
-from gtp.commands import gogui  # noqa: F401
+from goengine.gtp.commands import core  # noqa: F401  (registration)
+from goengine.gtp.commands import tournament  # noqa: F401
+from goengine.gtp.commands import kgs  # noqa: F401
+from goengine.gtp.commands import analysis  # noqa: F401
+from goengine.gtp.commands import gogui  # noqa: F401

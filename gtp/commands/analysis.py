@@ -11,10 +11,10 @@ The genmove variants end on their own with `play <vertex>` (or early on new inpu
 """
 from __future__ import annotations
 
-from gtp import moves
-from gtp.analysis import format_kata, format_lz, parse_analyze_args
-from gtp.server import command
-from gtp.session import Session
+from goengine.gtp import moves
+from goengine.gtp.analysis import format_kata, format_lz, parse_analyze_args
+from goengine.gtp.server import command
+from goengine.gtp.session import Session
 
 _USAGE = "[player] [interval] [interval N] [minmoves N] [maxmoves N]"
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from importlib import metadata
 
-from engine.coords import GTP_COLUMNS, MAX_SIZE, MIN_SIZE, loc_to_rc
-from gtp import moves
-from gtp.protocol import BLACK, COLOUR_NAMES, WHITE, GtpError, parse_colour, parse_float, \
+from goengine.engine.coords import GTP_COLUMNS, MAX_SIZE, MIN_SIZE, loc_to_rc
+from goengine.gtp import moves
+from goengine.gtp.protocol import BLACK, COLOUR_NAMES, WHITE, GtpError, parse_colour, parse_float, \
     parse_vertex
-from gtp.server import command
-from gtp.session import Session
+from goengine.gtp.server import command
+from goengine.gtp.session import Session
 
 
 @command("protocol_version", needs=None)

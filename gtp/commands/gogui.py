@@ -20,10 +20,10 @@ from __future__ import annotations
 import sys
 import threading
 
-from gtp import moves
-from gtp.protocol import GtpError, parse_colour, quote
-from gtp.server import command
-from gtp.session import Session
+from goengine.gtp import moves
+from goengine.gtp.protocol import GtpError, parse_colour, quote
+from goengine.gtp.server import command
+from goengine.gtp.session import Session
 
 ANALYZE_COMMANDS = (
     "gfx/Best Moves/gogui-best_moves",

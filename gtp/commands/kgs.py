@@ -1,11 +1,11 @@
 """KGS (kgsGtp) and KataGo extensions for servers: rules, time systems, cleanup, game over."""
 from __future__ import annotations
 
-from engine.rules import named_rules
-from gtp import moves, timekeeping
-from gtp.protocol import GtpError, parse_colour, quote
-from gtp.server import command
-from gtp.session import Session
+from goengine.engine.rules import named_rules
+from goengine.gtp import moves, timekeeping
+from goengine.gtp.protocol import GtpError, parse_colour, quote
+from goengine.gtp.server import command
+from goengine.gtp.session import Session
 
 # kgsGtp's four names (KataGo GTP_Extensions.md `kgs-rules`), plus the other names engine.rules knows.
 KGS_RULES = ("chinese", "japanese", "aga", "new_zealand")

@@ -4,12 +4,12 @@ from __future__ import annotations
 import os
 import time
 
-from engine.coords import all_locs, loc, loc_to_rc
-from gtp import moves, timekeeping
-from gtp.protocol import COLOUR_NAMES, GtpError, parse_colour, parse_float, parse_int, \
+from goengine.engine.coords import all_locs, loc, loc_to_rc
+from goengine.gtp import moves, timekeeping
+from goengine.gtp.protocol import COLOUR_NAMES, GtpError, parse_colour, parse_float, parse_int, \
     parse_vertex, quote
-from gtp.server import command
-from gtp.session import Session
+from goengine.gtp.server import command
+from goengine.gtp.session import Session
 
 
 # ---- handicap ---------------------------------------------------------------------------------
