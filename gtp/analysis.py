@@ -4,7 +4,7 @@
     kata:  info move D4 visits 836 winrate 0.465600 scoreMean 1.2 scoreLead 1.2 prior 0.083900
            lcb 0.464000 order 0 pv D4 Q16 D16 [... ownership f f f ...]
            (the AlphaGo search adds valueWinrate and rolloutWinrate before prior)
-    chat:  CHAT:Visits 836 Winrate 46.56% ScoreLead 1.2 ScoreStdev 0.0 PV D4 Q16 D16   (stderr)
+    chat:  MALKOVICH:Visits 836 Winrate 46.56% ScoreLead 1.2 ScoreStdev 0.0 PV D4 Q16 D16   (stderr)
 
 All `info` blocks of one report go on ONE line, joined by spaces; `pv` is the last key of each
 block (Sabaki takes the trailing run of vertices as the PV). Pass candidates are left out of
@@ -155,8 +155,16 @@ def _score_lead(snapshot, info) -> float | None:
     return getattr(snapshot, "score_lead", None) if lead is None else lead
 
 
+# gtp2ogs 9 parses the analysis line as a variation only once some stderr line of the engine has
+# named KataGo (PvOutputParser.detectEngine); the engine writes this before its first one. It must
+# hold none of the chat prefixes gtp2ogs relays (DISCUSSION:, MALKOVICH:, MAIN:): docs/gtp.md §5.
+CHAT_FORMAT_LINE = "goengine: the analysis after each move follows, in KataGo's format for gtp2ogs"
+
+
 def chat_line(snapshot, fmt, move: int | None = None) -> str | None:
-    """KataGo's `ogsChatToStderr` line that gtp2ogs (pv_format KATAGO) turns into an OGS variation.
+    """KataGo's analysis line for OGS, which gtp2ogs posts as a variation in the malkovich log
+    (docs/gtp.md §2.3). The `MALKOVICH:` prefix, which gtp2ogs's KataGo pattern accepts as well as
+    `CHAT:`, makes gtp2ogs relay the line as plain malkovich chat where it does not parse it.
 
     `move`: the move answered. Where the player chose another than the most visited (its pass
     rules) the line shows that move's own statistics, not the search's favourite; a resignation
@@ -171,5 +179,17 @@ def chat_line(snapshot, fmt, move: int | None = None) -> str | None:
             return None     # a move the search did not look at: nothing to show
     lead = _score_lead(snapshot, best)
     visits = getattr(snapshot, "root_visits", None) or sum(m.visits for m in infos)
-    return (f"CHAT:Visits {int(visits)} Winrate {100 * _clamp(best.winrate):.2f}%"
+    return (f"MALKOVICH:Visits {int(visits)} Winrate {100 * _clamp(best.winrate):.2f}%"
             f" ScoreLead {0.0 if lead is None else lead:.1f} ScoreStdev 0.0 PV {_pv(best, fmt)}")
+
+
+def resign_line(snapshot) -> str:
+    """The word to the opponent, in the game's main chat, that goes with a resignation."""
+    infos = [m for m in sorted(snapshot.moves, key=lambda m: m.order) if m.visits > 0]
+    if not infos:
+        return "DISCUSSION:I resign. Thank you for the game."
+    best = infos[0]
+    lead = _score_lead(snapshot, best)
+    behind = "" if lead is None else f", {-lead:.1f} points behind"
+    return (f"DISCUSSION:I resign: my win rate is {100 * _clamp(best.winrate):.1f}%{behind}. "
+            "Thank you for the game.")

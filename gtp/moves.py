@@ -71,9 +71,7 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
     result = p.last_result
     s.last_snapshot = snapshot(result, colour) if result is not None else None
     if s.last_snapshot is not None and s.params.get("chat"):
-        line = analysis.chat_line(s.last_snapshot, s.fmt, move)
-        if line:
-            print(line, file=sys.stderr, flush=True)
+        _chat(s, s.last_snapshot, move)
     if play_it and move != RESIGN:
         try:
             s.loader.play(g, colour, move)
@@ -84,6 +82,20 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
     log.info("%s %s", COLOUR_NAMES[colour], s.fmt(move))
     s.ponder_pending = play_it and move != RESIGN
     return move
+
+
+def _chat(s: Session, snap: Snapshot, move: int) -> None:
+    """The stderr lines gtp2ogs relays to the game (docs/gtp.md §5), written before the answer, while
+    gtp2ogs still reads them for this game."""
+    lines = [analysis.chat_line(snap, s.fmt, move)]
+    if lines[0] and not s.chat_announced:
+        lines.insert(0, analysis.CHAT_FORMAT_LINE)
+        s.chat_announced = True
+    if move == RESIGN:
+        lines.append(analysis.resign_line(snap))
+    text = "\n".join(line for line in lines if line)
+    if text:
+        print(text, file=sys.stderr, flush=True)
 
 
 def analyze(s: Session, colour: int, stop: threading.Event, report, interval_s: float) -> Snapshot:

@@ -54,6 +54,7 @@ class Session:
         self.params: dict[str, object] = {"gogui_search_seconds": 2.0, "chat": True,
                                           "ponder": bool(config.ponder)}
         self.ponder_pending = False        # our move was just played: think on the opponent's time
+        self.chat_announced = False        # analysis.CHAT_FORMAT_LINE written (gtp.moves._chat)
         self._import_loader = import_loader
         self._status_player = None         # see status_player()
         self._ready = {"game": threading.Event(), "player": threading.Event()}

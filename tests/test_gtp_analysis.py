@@ -11,7 +11,7 @@ import pytest
 
 from test_gtp_harness import Engine, sabaki_parse
 
-GTP2OGS_KATAGO = re.compile(r"CHAT:Visits (\d*) Winrate (\d+\.\d\d)% ScoreLead (-?\d+\.\d) "
+GTP2OGS_KATAGO = re.compile(r"(?:CHAT|MALKOVICH):Visits (\d*) Winrate (\d+\.\d\d)% ScoreLead (-?\d+\.\d) "
                             r"ScoreStdev (-?\d+\.\d) (\(PDA (-?\d+.\d\d)\) )?PV (.*)")
 
 
@@ -174,7 +174,7 @@ def test_chat_line_on_stderr_after_genmove(eng):
     eng.ok("genmove b", timeout=10)
     deadline = time.monotonic() + 2
     while time.monotonic() < deadline:
-        chats = [line for line in eng.stderr_lines if line.startswith("CHAT:")]
+        chats = [line for line in eng.stderr_lines if line.startswith("MALKOVICH:")]
         if chats:
             break
         time.sleep(0.05)
@@ -237,7 +237,7 @@ def test_chat_line_shows_the_search_result_of_the_move_answered(tmp_path):
         deadline = time.monotonic() + 2
         chats = []
         while not chats and time.monotonic() < deadline:
-            chats = [line for line in e.stderr_lines if line.startswith("CHAT:")]
+            chats = [line for line in e.stderr_lines if line.startswith("MALKOVICH:")]
             time.sleep(0.05)
     m = GTP2OGS_KATAGO.search(chats[-1])
     assert m, chats[-1]

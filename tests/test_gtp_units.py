@@ -163,11 +163,22 @@ def test_nothing_to_show_gives_an_empty_line_that_is_not_written():
 
 def test_chat_line_matches_gtp2ogs():
     # online-go/gtp2ogs src/PvOutputParser.ts, KATAGO
-    stop = re.compile(r"CHAT:Visits (\d*) Winrate (\d+\.\d\d)% ScoreLead (-?\d+\.\d) "
+    stop = re.compile(r"(?:CHAT|MALKOVICH):Visits (\d*) Winrate (\d+\.\d\d)% ScoreLead (-?\d+\.\d) "
                       r"ScoreStdev (-?\d+\.\d) (\(PDA (-?\d+.\d\d)\) )?PV (.*)")
     line = analysis.chat_line(snap(), fmt)
     m = stop.search(line)
     assert m and m.group(1) == "211" and m.group(2) == "56.12" and m.group(7) == "E5 D6 F4"
+
+
+def test_chat_lines_are_what_gtp2ogs_relays():
+    # online-go/gtp2ogs src/Bot.ts (plain chat) and src/PvOutputParser.ts (engine detection)
+    relayed = re.compile(r"(DISCUSSION|MALKOVICH|MAIN):(.*)")
+    assert "KataGo" in analysis.CHAT_FORMAT_LINE and not relayed.search(analysis.CHAT_FORMAT_LINE)
+    assert analysis.chat_line(snap(), fmt).startswith("MALKOVICH:Visits 211 ")
+    line = analysis.resign_line(snap())
+    m = relayed.search(line)
+    assert m and m.group(1) == "DISCUSSION" and "win rate is 56.1%" in line
+    assert analysis.resign_line(Snap(moves=[])).startswith("DISCUSSION:I resign")
 
 
 def test_chat_line_shows_the_move_answered_not_the_favourite():
