@@ -143,6 +143,9 @@ def warm_up(size: int) -> None:
 def _setup_logging(log_file: str | None, level: int) -> None:
     root = logging.getLogger()
     root.setLevel(logging.DEBUG)
+    # the log file keeps the engine's own DEBUG lines; numba's compiler logs megabytes of them
+    for noisy in ("numba", "llvmlite"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     err = logging.StreamHandler(sys.stderr)
     err.setLevel(level)
     err.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))

@@ -317,3 +317,22 @@ def test_sigint_interrupts_a_running_genmove():
         head, move = e.response(timeout=3)
         assert head == "=" and move and time.monotonic() - t0 < 1.0
         assert e.ok("name") == "goengine"
+
+
+def test_log_file_leaves_out_numba_compiler_debug(tmp_path):
+    """A fresh install's first game compiles numba, whose DEBUG lines once made a 35 MB log."""
+    import logging
+    from goengine.gtp.main import _setup_logging
+    root = logging.getLogger()
+    before = list(root.handlers)
+    log = tmp_path / "engine.log"
+    try:
+        _setup_logging(str(log), logging.WARNING)
+        logging.getLogger("numba.core.ssa").debug("numba compiler detail")
+        logging.getLogger("gtp").debug("engine detail")
+    finally:
+        for h in root.handlers[len(before):]:
+            h.close()
+            root.removeHandler(h)
+    text = log.read_text()
+    assert "engine detail" in text and "numba compiler detail" not in text
