@@ -116,8 +116,23 @@ class Player:
                                      report_interval=report_interval)
         if clock is not None:
             self.time.charge(clock, color, watch.stop())
+        if self.search.dead_at_terminals is not None:
+            self._count_lead(game, res)
         self.last_result = res
         return res
+
+    def _count_lead(self, game, res: SearchResult) -> None:
+        """Where our pass ends the game, the search's score estimate counted as the game is
+        counted: each point to the side that owns it in most of the search's playouts (the
+        mean would let a group that dies in a third of them move the lead by a third of its
+        area), and the rules' difference between territory and area counting of the judged
+        position. So the lead and final_score name the same winner (docs/algorithms.md §5.3)."""
+        own = res.ownership_black
+        if own is None:
+            return
+        dead = self.judgement(game).dead
+        rules_diff = game.score(dead) - game.area_score(dead)
+        res.score_lead_black = float(np.sum(np.sign(own)) - game.komi + rules_diff)
 
     def genmove(self, game, color, clock: Clock | None = None, stop=None,
                 cleanup: bool = False, report=None, report_interval: float = 1.0) -> int:
