@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from goengine.engine.board import BLACK, EMPTY, F_COLOR, F_HEAD, WHITE, is_eye
-from goengine.engine.coords import PASS, RESIGN, loc
+from goengine.engine.board import BLACK, EMPTY, F_COLOR, WHITE, is_eye
+from goengine.engine.coords import PASS, RESIGN
+from goengine.engine.deadstones import Judgement, judge
 from goengine.engine.search.base import Search
 from goengine.engine.search.result import SearchResult
 from goengine.engine.search.terminal import dead_mask
@@ -28,11 +29,8 @@ class PlayerConfig:
     resign_min_move: float = 0.25      # ... and not before this fraction of the board's points
     handicap_resign_min_move: float = 0.5  # handicap games: later, once the evaluation settled
     allow_resign: bool = True
-    status_playouts: int = 4000        # simulations behind final_status_list / ownership
-    dead_threshold: float = 0.5        # a string is dead if its mean ownership is this far the other way
-    seki_threshold: float = 0.2        # strings with |mean ownership| below this are in seki
+    status_playouts: int = 2000        # playouts of the dead-stone judgement (engine.deadstones)
     min_playouts: int = 50             # never answer with fewer simulations than this (time allowing)
-    judge_playouts: int = 1000         # simulations judging the dead stones before a pass
 
 
 def _parse(kind, value: str):
@@ -63,17 +61,14 @@ TUNABLE = {
 
 class Player:
     def __init__(self, search: Search, config: PlayerConfig | None = None,
-                 time_config: TimeConfig | None = None, ownership_judge=None):
+                 time_config: TimeConfig | None = None):
         self.search = search
-        # (game, playouts) -> ownership float[N, N] judging the dead stones that decide whether
-        # passing now wins; None: our own search judges (searches without ownership: as stands)
-        self.ownership_judge = ownership_judge
         self.config = config or PlayerConfig()
         self.time = TimeManager(time_config)
         self.last_result: SearchResult | None = None
         self._low_streak = {BLACK: 0, WHITE: 0}
         self._last_winrate = {BLACK: None, WHITE: None}
-        self._final_judged = None   # ((board, colour, komi), ownership) of _final_ownership
+        self._judged = None         # (board, Judgement) of the last position judged
         self._lock = threading.Lock()
 
     # ---- parameters ---------------------------------------------------------------------------
@@ -121,8 +116,23 @@ class Player:
                                      report_interval=report_interval)
         if clock is not None:
             self.time.charge(clock, color, watch.stop())
+        if self.search.dead_at_terminals is not None:
+            self._count_lead(game, res)
         self.last_result = res
         return res
+
+    def _count_lead(self, game, res: SearchResult) -> None:
+        """Where our pass ends the game, the search's score estimate counted as the game is
+        counted: each point to the side that owns it in most of the search's playouts (the
+        mean would let a group that dies in a third of them move the lead by a third of its
+        area), and the rules' difference between territory and area counting of the judged
+        position. So the lead and final_score name the same winner (docs/algorithms.md §5.3)."""
+        own = res.ownership_black
+        if own is None:
+            return
+        dead = self.judgement(game).dead
+        rules_diff = game.score(dead) - game.area_score(dead)
+        res.score_lead_black = float(np.sum(np.sign(own)) - game.komi + rules_diff)
 
     def genmove(self, game, color, clock: Clock | None = None, stop=None,
                 cleanup: bool = False, report=None, report_interval: float = 1.0) -> int:
@@ -147,7 +157,7 @@ class Player:
             return PASS
         best = moves[0]
         opponent_passed = bool(game.history) and game.history[-1] == (3 - color, PASS)
-        # only asked when passing is on the table (the judge may run a search of its own)
+        # only asked when passing is on the table (the judgement costs its playouts)
         wins = (opponent_passed or best.move == PASS) and self._wins_if_ended(game, color, res)
         if opponent_passed and wins and not cleanup:
             return PASS  # the game ends now, and it is won
@@ -176,29 +186,17 @@ class Player:
         does not depend on our judgement of them."""
         sign = 1.0 if color == BLACK else -1.0
         tt = sign * game.area_score()
-        own = self._final_ownership(game, color)
-        if own is None:  # nothing to judge dead stones by: the board as it stands
-            return tt > 0
-        final = sign * game.score(self._dead_strings(game, own))
+        final = sign * game.score(self.judgement(game).dead)
         return final > 0 and (tt > 0 or game.rules.scoring == "territory")
 
-    def _final_ownership(self, game, color):
-        """Ownership of the position our pass would end the game in, searched as play would go on
-        (as final_status_list judges it at the count), once per position. Not the move's own
-        search: there our pass ends the game at once."""
-        key = (game.st[F_COLOR].tobytes(), color, game.komi)
-        if self._final_judged is not None and self._final_judged[0] == key:
-            return self._final_judged[1]
-        final = game.copy()
-        final.play(color, PASS)
-        n = self.config.judge_playouts
-        if self.ownership_judge is not None:
-            own = self.ownership_judge(final, n)
-        else:
-            self.search.dead_at_terminals = None
-            own = self.search.search(final, final.to_play, playouts=n).ownership_black
-        self._final_judged = (key, own)
-        return own
+    def judgement(self, game) -> Judgement:
+        """The dead stones of the position (engine.deadstones), judged once per board: the one
+        judgement behind final_status_list, final_score, the pass, cleanup and the searches'
+        two-pass endings. It does not depend on the side to move, so a pass keeps it."""
+        key = (game.st[F_COLOR].tobytes(), self.config.status_playouts)
+        if self._judged is None or self._judged[0] != key:
+            self._judged = (key, judge(game, playouts=self.config.status_playouts))
+        return self._judged[1]
 
     def _judge_terminals(self, game, color) -> None:
         """Where our pass ends the game (the opponent has just passed), let the search count its
@@ -207,9 +205,7 @@ class Player:
         stands: those endings are deep in the tree, and judging every move would cost time."""
         dead = None
         if bool(game.history) and game.history[-1] == (3 - color, PASS):
-            own = self._final_ownership(game, color)
-            if own is not None:
-                dead = dead_mask(game, self._dead_strings(game, own))
+            dead = dead_mask(game, self.judgement(game).dead)
         self.search.dead_at_terminals = dead
 
     def _settled(self, game, res: SearchResult) -> bool:
@@ -239,7 +235,7 @@ class Player:
 
     def _cleanup_move(self, game, color, res) -> int | None:
         """A move that takes a liberty of a dead opponent string (capturing it in the end)."""
-        dead = self._dead_strings(game, res.ownership_black)
+        dead = self.judgement(game).dead
         candidates = []
         for lc in dead:
             if game.color_at(lc) != 3 - color:
@@ -295,57 +291,11 @@ class Player:
             res = self.search.search(game, game.to_play, playouts=n)
             return res.ownership_black
 
-    def _strings(self, game):
-        """Map string head -> list of Locs."""
-        heads: dict[int, list[int]] = {}
-        n = game.size
-        for r in range(n):
-            for c in range(n):
-                lc = loc(r, c, n)
-                if game.color_at(lc) != EMPTY:
-                    heads.setdefault(int(game.st[F_HEAD, lc]), []).append(lc)
-        return heads
-
-    def _dead_strings(self, game, own) -> list[int]:
-        out = []
-        for stones in self._strings(game).values():
-            col = game.color_at(stones[0])
-            mean = float(np.mean([own[self._rc(game, s)] for s in stones]))
-            sign = 1.0 if col == BLACK else -1.0
-            if sign * mean <= -self.config.dead_threshold:
-                out.extend(stones)
-        return out
-
-    @staticmethod
-    def _rc(game, lc):
-        w = game.size + 2
-        return lc // w - 1, lc % w - 1
-
     def final_status(self, game) -> dict[str, list[int]]:
-        own = self.ownership(game)
-        status = {"alive": [], "dead": [], "seki": []}
-        for stones in self._strings(game).values():
-            col = game.color_at(stones[0])
-            mean = float(np.mean([own[self._rc(game, s)] for s in stones]))
-            sign = 1.0 if col == BLACK else -1.0
-            if abs(mean) < self.config.seki_threshold and self._in_seki(game, stones):
-                status["seki"].extend(stones)
-            elif sign * mean <= -self.config.dead_threshold:
-                status["dead"].extend(stones)
-            else:
-                status["alive"].extend(stones)
-        return status
-
-    def _in_seki(self, game, stones) -> bool:
-        """Shares a neutral liberty (dame under Tromp-Taylor) with an opponent string."""
-        tt = game.ownership()
-        for s in stones:
-            for q in self._neighbours(game, s):
-                if game.color_at(q) == EMPTY and tt[self._rc(game, q)] == EMPTY:
-                    return True
-        return False
+        """Alive, dead and seki stones (Locs) by the one judgement (engine.deadstones)."""
+        with self._lock:
+            return self.judgement(game).as_dict()
 
     def final_score(self, game) -> float:
         """Black minus white with the dead stones of final_status removed."""
-        dead = self.final_status(game)["dead"]
-        return game.score(dead)
+        return game.score(self.final_status(game)["dead"])

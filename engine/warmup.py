@@ -46,9 +46,9 @@ def _endgame(size: int, rules: Rules | None = None) -> Game:
     return g
 
 
-def _player_game(player: Player, size: int, count: bool = True) -> None:
-    """genmove after a pass (judging dead stones), cleanup, analysis, and the count where the
-    search judges dead stones itself; two moves, so that the second search reuses the tree."""
+def _player_game(player: Player, size: int) -> None:
+    """genmove after a pass (judging dead stones), cleanup, analysis, and the count (the same
+    judgement, engine.deadstones); two moves, so that the second search reuses the tree."""
     for rules in (Rules(), Rules(scoring="territory", superko="situational")):
         g = _endgame(size, rules)
         colour = g.to_play
@@ -56,14 +56,13 @@ def _player_game(player: Player, size: int, count: bool = True) -> None:
         g.play(colour, g.legal_moves(colour)[0])
         player.genmove(g, g.to_play)
         player.analyze(g, g.to_play, report=None, stop=None, playouts=PLAYOUTS)
-        if count:
-            player.final_status(g)
-            player.final_score(g)
+        player.final_status(g)
+        player.final_score(g)
     player.new_game()
 
 
 def _small(config: PlayerConfig) -> PlayerConfig:
-    return PlayerConfig(playouts=PLAYOUTS, judge_playouts=PLAYOUTS, status_playouts=PLAYOUTS,
+    return PlayerConfig(playouts=PLAYOUTS, status_playouts=PLAYOUTS,
                         min_playouts=1, allow_resign=config.allow_resign)
 
 
@@ -75,7 +74,6 @@ def _heuristic(size: int) -> None:
 
 def _network(size: int) -> None:
     uniform = UniformEvaluator()
-    judge = Player(MctsSearch(MctsConfig(tree_capacity=20_000), seed=1), _small(PlayerConfig()))
     searches = [
         NetworkSearch(NetSearchConfig(mode="alphago", tree_capacity=20_000, lam=0.5), policy=uniform,
                       value=uniform, seed=1, rollout=RolloutPolicy.uniform()),
@@ -85,9 +83,7 @@ def _network(size: int) -> None:
         PolicyPlayer(uniform, seed=1),
     ]
     for search in searches:
-        _player_game(Player(search, _small(PlayerConfig()),
-                            ownership_judge=lambda game, n: judge.ownership(game, playouts=n)),
-                     size, count=False)
+        _player_game(Player(search, _small(PlayerConfig())), size)
         close = getattr(search, "close", None)
         if close is not None:
             close()

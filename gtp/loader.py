@@ -63,12 +63,8 @@ def load_player(s: Session) -> None:
         tcfg["fixed_time_per_move"] = cfg.time_per_move
     if cfg.lag_margin is not None:
         tcfg["lag_margin"] = cfg.lag_margin
-    judge = None  # a search whose ownership judges dead stones judges them before a pass too
-    if not search.ownership:
-        # the others judge them with the heuristic MCTS, as final_status_list does
-        # (a separate Player with its own lock)
-        judge = lambda game, n: s.status_player().ownership(game, playouts=n)  # noqa: E731
-    player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg), ownership_judge=judge)
+    # every search judges dead stones with the one judgement (engine.deadstones)
+    player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
     sizes = s.model_sizes
     _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
     # every other kernel a command can reach (the dead-stone judge, cleanup, other sizes), so

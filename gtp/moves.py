@@ -106,7 +106,8 @@ def analyze(s: Session, colour: int, stop: threading.Event, report, interval_s: 
 
 
 def final_status(s: Session) -> dict[str, list[int]]:
-    return s.status_player().final_status(s.game)
+    """The one dead-stone judgement (engine.deadstones), whatever the search."""
+    return s.player.final_status(s.game)
 
 
 def ownership_black(s: Session):

@@ -31,9 +31,8 @@ def _heuristic_player() -> Player:
     return Player(MctsSearch(seed=3), PlayerConfig(playouts=3000, allow_resign=False))
 
 
-def _policy_alone(judge=None) -> Player:
-    return Player(PolicyPlayer(UniformEvaluator(), seed=3), PlayerConfig(allow_resign=False),
-                  ownership_judge=judge)
+def _policy_alone() -> Player:
+    return Player(PolicyPlayer(UniformEvaluator(), seed=3), PlayerConfig(allow_resign=False))
 
 
 def _black_stone_dead_in_whites_area_then_white_passes(komi: float) -> Game:
@@ -57,24 +56,13 @@ def test_passes_when_the_counted_game_is_won():
     assert _heuristic_player().genmove(g, BLACK) == PASS
 
 
-def test_search_without_ownership_asks_the_judge():
+def test_search_without_ownership_judges_with_the_one_judgement():
+    """The policy alone has no ownership of its own: the dead-stone judgement (engine.deadstones)
+    still takes E3 off, so it does not pass into the loss."""
     g = _black_stone_dead_in_whites_area_then_white_passes(6.5)
-    judge = _heuristic_player()
-    asked = []
-
-    def ownership(game, n):
-        asked.append(n)
-        return judge.ownership(game, playouts=n)
-
-    player = _policy_alone(ownership)
+    player = _policy_alone()
     assert player.genmove(g, BLACK) != PASS
-    assert asked == [player.config.judge_playouts]
-
-
-def test_search_without_ownership_and_no_judge_counts_the_board_as_it_stands():
-    """The policy alone has nothing to judge dead stones by: it goes by the board as it stands."""
-    g = _black_stone_dead_in_whites_area_then_white_passes(6.5)
-    assert _policy_alone().genmove(g, BLACK) == PASS
+    assert player.judgement(g).dead == [parse_gtp("E3", 5)]
 
 
 @pytest.mark.parametrize("komi, expect_pass", [(6.5, False), (0.5, True)])
