@@ -160,6 +160,14 @@ def load_initial(path) -> torch.nn.Module:
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
                for i in proto.graph.initializer}
     state = net.state_dict()
+    # the exporter folds PositionBias's (A + A^T) / 2 into one unnamed constant: a symmetric
+    # table, which is its own symmetrisation, so it stands for `bias.table`
+    spare = [w for k, w in weights.items() if k not in state]
+    for k in state:
+        if k not in weights:
+            fits = [w for w in spare if w.shape == state[k].shape]
+            if len(fits) == 1 and k.endswith("bias.table"):
+                weights[k] = fits[0]
     missing = [k for k in state if k not in weights or weights[k].shape != state[k].shape]
     if missing:
         raise click.ClickException(f"{path}: no weights for {missing[:3]} in the ONNX file; "
