@@ -133,7 +133,7 @@ class SelfPlayValue:
                                   self._moves, self.cfg.temperature)
         for sp, lc in zip(games, locs):
             self._play(sp, int(lc))
-            self.played["sl_moves"] += lc != PASS
+            self.played["sl_moves"] += int(lc != PASS)
 
     def generate(self, out_dir, progress=None) -> dict:
         """Play `games` games and write their positions to `out_dir`; returns counts."""
