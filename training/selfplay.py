@@ -21,6 +21,7 @@ v(s) for the side to move when the job names one, else 0).
 from __future__ import annotations
 
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,6 +154,10 @@ class SelfPlayWorker:
 
     def loaded(self) -> list[str]:
         return sorted(self.nets)
+
+    def cpu_seconds(self) -> float:
+        """CPU time of this worker's process so far (what its games cost, free of waiting)."""
+        return time.process_time()
 
     def play(self, job: GamesJob) -> list[GameResult]:
         n = job.size

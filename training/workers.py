@@ -91,6 +91,12 @@ class WorkerPool:
             done, pending = ray.wait(pending, num_returns=1)
             yield index[done[0]], ray.get(done[0])
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds the workers' processes have used so far (this process's with workers=0)."""
+        if self.local is not None:
+            return self.local.cpu_seconds()
+        return sum(ray.get([a.cpu_seconds.remote() for a in self.actors]))
+
     def close(self) -> None:
         for actor in self.actors:
             ray.kill(actor)
