@@ -73,7 +73,23 @@ def test_selfplay_terminals_are_scored_by_the_rules_core(tiny, size):
         mask = np.unpackbits(r.mask, axis=1, count=size * size).astype(bool)
         assert mask[np.arange(len(r.move)), r.move].all()      # each move was a candidate
         assert (r.baseline == 0).all() and r.z_for("a") == (r.winner if r.black == "a" else -r.winner)
+        assert (r.colour == (1 if r.black == "a" else -1)).all()
     assert {r.winner for r in results} <= {-1, 1}                # komi 7.5: no draws
+
+
+def test_baseline_from_the_value_network(tiny, tmp_path):
+    torch.manual_seed(1)
+    value = nets.build("value", "cpu", layers=3, filters=8)
+    export_onnx(value, "value", tmp_path / "v.onnx", {"training_data": "random weights"})
+    w = worker_with(tiny[1], "a")
+    w.load("v", (tmp_path / "v.onnx").read_bytes(), kind="value")
+    results = w.play(GamesJob(pairs=[("a", "a")] * 2, size=5, seed=2, learner="a", value="v"))
+    b = np.concatenate([r.baseline for r in results])
+    assert len(b) > 0 and np.all(np.abs(b) <= 1) and len(np.unique(b)) > 1
+    ev = OnnxEvaluator(tmp_path / "v.onnx", kind="value", symmetry="none")
+    g = replay(GameResult("a", "a", 5, 7.5, results[0].moves[:1], 0.0, False))
+    want = ev.evaluate(extract(g, "alphago49")[None]).value_stm[0]
+    assert results[0].baseline[1] == pytest.approx(want, abs=1e-5)   # white's first move
 
 
 def test_same_seed_same_games(tiny):
@@ -172,7 +188,8 @@ def test_reinforce_raises_the_probability_of_moves_in_won_games(tiny):
     def record(score):
         return GameResult("rl", "sl", n, 7.5, np.array([move], np.int16), score, True,
                           x=np.packbits(planes.reshape(-1))[None], move=np.array([move], np.int16),
-                          mask=np.packbits(mask)[None], baseline=np.zeros(1, np.float32))
+                          mask=np.packbits(mask)[None], baseline=np.zeros(1, np.float32),
+                          colour=np.ones(1, np.int8))
 
     def p_move(net):
         with torch.no_grad():
@@ -181,18 +198,30 @@ def test_reinforce_raises_the_probability_of_moves_in_won_games(tiny):
     for score, sign in ((12.5, 1), (-3.5, -1)):
         net = load_initial(tiny[0])
         before = float(p_move(net))
-        data = learner_positions([record(score)], "rl", n)
+        data = learner_positions([record(score)], n)
         assert data[3].tolist() == [sign]
         reinforce_step(net, torch.optim.SGD(net.parameters(), lr=0.1), data, 1, n, chunk=512)
         after = float(p_move(net))
         assert (after - before) * sign > 0, (score, before, after)
 
 
+def test_outcome_follows_the_colour_of_each_move(tiny):
+    """A network playing both colours: its black moves get the black result, its white moves
+    the white one."""
+    results = worker_with(tiny[1], "a").play(GamesJob(pairs=[("a", "a")] * 2, size=5, seed=4,
+                                                      learner="a"))
+    adv = learner_positions(results, 5)[3]
+    want = np.concatenate([r.winner * np.where(np.arange(len(r.moves)) % 2 == 0, 1, -1)
+                           [r.moves != 25] for r in results])
+    assert adv.tolist() == want.tolist() and set(adv.tolist()) == {-1.0, 1.0}
+
+
 def test_baseline_is_subtracted_from_the_outcome(tiny):
     r = GameResult("sl", "rl", 5, 7.5, np.zeros(0, np.int16), -1.5, True,
                    x=np.zeros((2, 150), np.uint8), move=np.array([1, 2], np.int16),
-                   mask=np.zeros((2, 4), np.uint8), baseline=np.array([0.25, -0.5], np.float32))
-    assert learner_positions([r], "rl", 5)[3].tolist() == [0.75, 1.5]    # white won: z = +1
+                   mask=np.zeros((2, 4), np.uint8), baseline=np.array([0.25, -0.5], np.float32),
+                   colour=np.array([-1, -1], np.int8))
+    assert learner_positions([r], 5)[3].tolist() == [0.75, 1.5]    # white won: z = +1
 
 
 def test_pool_starts_with_sl_and_is_sampled_uniformly():

@@ -106,9 +106,9 @@ def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Te
     return -(advantage * logp).sum() / games
 
 
-def learner_positions(results, name: str, size: int):
-    """(planes uint8 packed [P, L], move [P], mask bool[P, N*N], advantage [P]) of network
-    `name`'s moves in `results` (GameResults with its recorded positions)."""
+def learner_positions(results, size: int):
+    """(planes uint8 packed [P, L], move [P], mask bool[P, N*N], advantage z - b [P]) of the
+    learner's recorded moves in `results`; z = +1 for the winner's moves, -1 for the loser's."""
     xs, moves, masks, adv = [], [], [], []
     for r in results:
         if len(r.move) == 0:
@@ -116,7 +116,7 @@ def learner_positions(results, name: str, size: int):
         xs.append(r.x)
         moves.append(r.move.astype(np.int64))
         masks.append(np.unpackbits(r.mask, axis=1, count=size * size).astype(bool))
-        adv.append(r.z_for(name) - r.baseline)
+        adv.append(r.winner * r.colour - r.baseline)
     if not xs:
         return None
     return (np.concatenate(xs), np.concatenate(moves), np.concatenate(masks),
@@ -257,7 +257,7 @@ class RLRun:
         for r in train:
             self.shards.buffer.append(r)
         self.shards.flush(f"rl-{it:05d}.npz")
-        data = learner_positions(train, CURRENT, cfg.size)
+        data = learner_positions(train, cfg.size)
         loss = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk) \
             if data is not None else 0.0
         n_games = sum(len(v) for v in played.values())

@@ -13,8 +13,8 @@ has no candidate move) or at the move cap, and is scored by the rules core: Trom
 komi (`engine.game.Game.area_score`).
 
 For the network named `learner` the job also returns what REINFORCE needs for each of its moves:
-the packed planes, the move (Pos), the packed candidate mask and the baseline (the value network's
-v(s) for the side to move when the job names one, else 0).
+the packed planes, the move (Pos), the packed candidate mask, the colour that moved and the
+baseline (the value network's v(s) for the side to move when the job names one, else 0).
 
 `SelfPlayWorker` is plain Python: `training.workers` runs one per Ray actor, or one in process.
 """
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from goengine.engine.colors import BLACK
 from goengine.engine.coords import PASS, all_locs, area, loc_to_pos, pos_to_loc
 from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
@@ -116,6 +117,7 @@ class GameResult:
     move: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))     # Pos played
     mask: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint8))  # packed cands
     baseline: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    colour: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))    # +1 black, -1 white
 
     @property
     def winner(self) -> int:
@@ -172,7 +174,7 @@ class SelfPlayWorker:
         while active:
             by_net: dict[str, list[int]] = {}
             for i in active:
-                name = job.pairs[i][0 if games[i].to_play == 1 else 1]
+                name = job.pairs[i][0 if games[i].to_play == BLACK else 1]
                 by_net.setdefault(name, []).append(i)
             for name, idx in by_net.items():
                 locs, planes, mask = policy_moves(self.nets[name], [games[i] for i in idx], rng,
@@ -201,7 +203,8 @@ class SelfPlayWorker:
             b = self.nets[job.value].evaluate(vplanes.astype(np.float32)).value_stm
         for j, k in enumerate(played):
             recs[k].append((np.packbits(planes[k].reshape(-1)), int(pos_of[locs[k]]),
-                            np.packbits(mask[k, :-1]), float(b[j])))
+                            np.packbits(mask[k, :-1]), float(b[j]),
+                            1 if games[k].to_play == BLACK else -1))
 
     @staticmethod
     def _result(job, i, game: Game, moves: list[int], rec: list) -> GameResult:
@@ -213,6 +216,7 @@ class SelfPlayWorker:
             r.move = np.asarray([t[1] for t in rec], dtype=np.int16)
             r.mask = np.stack([t[2] for t in rec])
             r.baseline = np.asarray([t[3] for t in rec], dtype=np.float32)
+            r.colour = np.asarray([t[4] for t in rec], dtype=np.int8)
         return r
 
 
