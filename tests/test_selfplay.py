@@ -256,17 +256,21 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
                        timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     rows = list(csv.DictReader((out / "curve.csv").open()))
-    assert [r["iteration"] for r in rows] == ["1", "2"]
+    assert [(r["iteration"], r["updates"]) for r in rows] == [("1", "0"), ("2", "1"), ("2", "2")]
     assert rows[0]["opponent"] == "sl" and rows[0]["winrate_sl"] != "" and rows[1]["winrate_sl"] == ""
+    assert rows[2]["winrate_sl"] != "" and rows[2]["winrate_pool"] == ""    # the final weights
     assert all(0 <= float(r["winrate_pool"]) <= 1 for r in rows)
     assert (out / "curve.png").exists() and read_manifest(out / "games")["games"] == 8
+    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2", "--resume"), capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0 and len(list(csv.DictReader((out / "curve.csv").open()))) == 3
     ev = OnnxEvaluator(out / "policy.onnx", kind="policy")
     assert ev.meta.kind == "policy" and "RL self-play" in ev.meta.training_data
     p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "3", "--resume"), capture_output=True,
                        text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     rows = list(csv.DictReader((out / "curve.csv").open()))
-    assert [r["iteration"] for r in rows] == ["1", "2", "3"] and rows[2]["winrate_sl"] != ""
+    assert [r["updates"] for r in rows] == ["0", "1", "2", "2", "3"] and rows[3]["winrate_sl"] != ""
     ckpt = torch.load(out / "checkpoint.pt", weights_only=True)
     assert json.loads(ckpt["pool"]) == ["sl", "iter-00001", "iter-00002", "iter-00003"]
     assert int(ckpt["iteration"]) == 3 and read_manifest(out / "games")["games"] == 12

@@ -277,6 +277,18 @@ class RLRun:
             row["sl_games"] = len(played["eval"])
         return row
 
+    def final_evaluation(self, bar) -> dict:
+        """The trained weights against the SL network (the curve's last point)."""
+        cfg = self.cfg
+        self.pool.publish(CURRENT, export_bytes(self.net, self.dir / "current.onnx", cfg.size,
+                                                f"RL self-play, {self.iteration} updates"))
+        h = cfg.eval_games // 2
+        played = self._play({"eval": [(CURRENT, SL)] * h + [(SL, CURRENT)] * (cfg.eval_games - h)},
+                            self.iteration + 1, bar)["eval"]
+        return {"iteration": self.iteration, "updates": self.iteration,
+                "games": self.games + len(played), "sl_games": len(played),
+                "winrate_sl": f"{np.mean([r.z_for(CURRENT) > 0 for r in played]):.4f}"}
+
     def save(self) -> None:
         nets.save_checkpoint(self.net, self.dir / "checkpoint.pt", optimizer=self.opt.state_dict(),
                              iteration=self.iteration, games=self.games,
@@ -290,9 +302,12 @@ class RLRun:
             evals = -(-it // cfg.eval_every) if cfg.eval_every else 0
             return it * cfg.games + evals * cfg.eval_games
 
-        bar = tqdm(total=games_before(cfg.iterations), initial=games_before(self.iteration),
+        final = cfg.eval_games if cfg.eval_every else 0   # the trained weights against SL
+
+        bar = tqdm(total=games_before(cfg.iterations) + final, initial=games_before(self.iteration),
                    unit="game", desc="rl", dynamic_ncols=True, smoothing=0.1)
         start = time.monotonic()
+        trained = self.iteration < cfg.iterations
         while self.iteration < cfg.iterations:
             row = self.iteration_step(bar)
             row["elapsed_s"] = f"{time.monotonic() - start:.0f}"
@@ -303,6 +318,11 @@ class RLRun:
                             games_s=row["games_per_s"])
             if "winrate_sl" in row:
                 bar.write(" ".join(f"{k}={v}" for k, v in row.items() if v != ""))
+        if trained and cfg.eval_every > 0:
+            row = self.final_evaluation(bar)
+            append_row(self.dir / "curve.csv", CURVE_FIELDS, row)
+            plot_curve(self.dir / "curve.csv", self.dir / "curve.png")
+            bar.write(" ".join(f"{k}={v}" for k, v in row.items() if v != ""))
         bar.close()
         export_onnx(self.net, "policy", self.dir / "policy.onnx",
                     {"training_data": f"RL self-play {cfg.size}x{cfg.size} from {Path(self.init).name}: "
