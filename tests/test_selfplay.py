@@ -259,7 +259,7 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     assert [(r["iteration"], r["updates"]) for r in rows] == [("1", "0"), ("2", "1"), ("2", "2")]
     assert rows[0]["opponent"] == "sl" and rows[0]["winrate_sl"] != "" and rows[1]["winrate_sl"] == ""
     assert rows[2]["winrate_sl"] != "" and rows[2]["winrate_pool"] == ""    # the final weights
-    assert all(0 <= float(r["winrate_pool"]) <= 1 for r in rows)
+    assert all(0 <= float(r["winrate_pool"]) <= 1 for r in rows[:2])
     assert (out / "curve.png").exists() and read_manifest(out / "games")["games"] == 8
     p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2", "--resume"), capture_output=True,
                        text=True, timeout=300)
