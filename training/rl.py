@@ -197,6 +197,7 @@ class RLRun:
             self.opt = torch.optim.SGD(self.net.parameters(), lr=cfg.lr)
             self.opt.load_state_dict(ckpt["optimizer"])
             self.iteration, self.games = int(ckpt["iteration"]), int(ckpt["games"])
+            self.elapsed = float(ckpt.get("elapsed_s", 0.0))
             self.opponents = OpponentPool(json.loads(ckpt["pool"]))
             self.rng = np.random.default_rng()
             self.rng.bit_generator.state = json.loads(ckpt["rng"])
@@ -206,7 +207,7 @@ class RLRun:
             self.init = str(init)
             self.net = load_initial(init)
             self.opt = torch.optim.SGD(self.net.parameters(), lr=cfg.lr)
-            self.iteration, self.games = 0, 0
+            self.iteration, self.games, self.elapsed = 0, 0, 0.0
             self.opponents = OpponentPool()
             self.rng = np.random.default_rng(cfg.seed)
             export_onnx(self.net, "policy", self.dir / "pool" / f"{SL}.onnx",
@@ -294,6 +295,7 @@ class RLRun:
                              iteration=self.iteration, games=self.games,
                              pool=json.dumps(self.opponents.names), init=self.init,
                              rng=json.dumps(self.rng.bit_generator.state),
+                             elapsed_s=self.elapsed,
                              rl_config=json.dumps(asdict(self.cfg)))
 
     def run(self) -> None:
@@ -306,11 +308,12 @@ class RLRun:
 
         bar = tqdm(total=games_before(cfg.iterations) + final, initial=games_before(self.iteration),
                    unit="game", desc="rl", dynamic_ncols=True, smoothing=0.1)
-        start = time.monotonic()
+        start = time.monotonic() - self.elapsed      # the curve's clock goes on after --resume
         trained = self.iteration < cfg.iterations
         while self.iteration < cfg.iterations:
             row = self.iteration_step(bar)
-            row["elapsed_s"] = f"{time.monotonic() - start:.0f}"
+            self.elapsed = time.monotonic() - start
+            row["elapsed_s"] = f"{self.elapsed:.0f}"
             append_row(self.dir / "curve.csv", CURVE_FIELDS, row)
             plot_curve(self.dir / "curve.csv", self.dir / "curve.png")
             self.save()
