@@ -11,9 +11,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 # package -> top-level modules it must never import
 FORBIDDEN = {
     "sgf_tools": {"engine", "models", "gtp", "training", "torch", "onnxruntime"},
-    "engine": {"torch", "onnxruntime", "sgfmill", "sgf_tools", "models", "gtp", "training"},
-    "models": {"torch", "gtp", "training"},
-    "gtp": {"torch", "training", "match"},
+    "engine": {"torch", "onnxruntime", "sgfmill", "sgf_tools", "models", "gtp", "training", "ray"},
+    "models": {"torch", "gtp", "training", "ray"},
+    "gtp": {"torch", "training", "match", "ray"},
     # engine-match: a tool of its own that speaks GTP to engines (gtp.client) and referees with engine
     "match": {"torch", "onnxruntime", "models", "training"},
 }

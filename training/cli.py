@@ -3,6 +3,8 @@
     engine-train sl --sgf kgs/ --out runs/sl            # SL policy on KGS archives
     engine-train value --sgf kgs/ --out runs/value      # value net on game outcomes
     engine-train value-data --out runs/vdata            # value positions from self-play
+    engine-train selfplay --size 9 --out runs/games9    # policy self-play games on Ray workers
+    engine-train rl --size 9 --out runs/rl9             # RL policy by REINFORCE self-play
     engine-train value --data-dir runs/vdata --out runs/value   # ... and a value net on them
     engine-train rollout --sgf kgs/ --out rollout.npz   # fast rollout policy
     engine-train eval --model runs/sl/policy.onnx --sgf heldout/
@@ -18,7 +20,7 @@ import click
 from goengine.training.rollout_cli import rollout_command
 
 # The `train` extra of pyproject.toml: the modules the other subcommands import.
-TRAIN_EXTRA = ("torch", "onnx", "tqdm", "matplotlib")
+TRAIN_EXTRA = ("torch", "onnx", "tqdm", "matplotlib", "ray")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -32,10 +34,12 @@ def _register():
     from goengine.training.bundle import bundle_command
     from goengine.training.evaluate import eval_command
     from goengine.training.export_cli import export_command
+    from goengine.training.rl import rl_command
+    from goengine.training.selfplay_cli import selfplay_command
     from goengine.training.selfplay_value import value_data_command
     from goengine.training.sl import sl_command, value_command
-    for command in (sl_command, value_command, eval_command, export_command, bundle_command,
-                    value_data_command, rollout_command):
+    for command in (sl_command, value_command, eval_command, export_command, bundle_command, rl_command,
+                    value_data_command, selfplay_command, rollout_command):
         cli.add_command(command)
 
 

@@ -28,16 +28,15 @@ from pathlib import Path
 import numpy as np
 
 from goengine.engine import board as B
-from goengine.engine.coords import PASS, all_locs, area, loc_to_pos
+from goengine.engine.coords import PASS, area
 from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.engine.playout import seed as seed_playouts
 from goengine.engine.rules import Rules
-from goengine.engine.search.network import candidate_moves
 from goengine.training.dataset import _ShardWriter
+from goengine.training.selfplay import POLICY_FEATURES, candidates, policy_moves, pos_table
 
 FEATURES = "alphago49"
-POLICY_FEATURES = "alphago48"
 
 
 @dataclass
@@ -90,10 +89,7 @@ class SelfPlayValue:
         self._split_rng = random.Random(self.cfg.seed + 1)
         self._moves = np.zeros(n * n + 2, dtype=np.int64)
         self._planes = np.zeros((FEATURE_SETS[FEATURES].num_planes, n, n), dtype=np.uint8)
-        # Loc -> Pos for the legal mask (engine.coords' conversion, as a table)
-        self._pos_of = np.full(area(n), n * n, dtype=np.int64)
-        for lc in all_locs(n):
-            self._pos_of[lc] = loc_to_pos(lc, n)
+        self._pos_of = pos_table(n)      # Loc -> Pos for the legal mask
         self._amaf = np.zeros(area(n), dtype=np.int8)
         self.played = {"games": 0, "sl_moves": 0, "random_moves": 0, "ended_by_passes": 0}
 
@@ -108,8 +104,7 @@ class SelfPlayValue:
                              self._split_rng.random() < cfg.heldout_fraction)
 
     def _candidates(self, g: Game) -> np.ndarray:
-        k = candidate_moves(g.st, g.meta, self._moves) - 1      # the list ends with -1 (pass)
-        return self._moves[:k].copy()
+        return candidates(g, self._moves)
 
     def _play(self, sp: _SelfPlayGame, lc: int) -> None:
         if lc == PASS:
@@ -134,30 +129,11 @@ class SelfPlayValue:
 
     def _sl_moves(self, games: list[_SelfPlayGame]) -> None:
         """One SL-policy move in each of `games` (one network batch)."""
-        n = self.cfg.size
-        planes = np.zeros((len(games), FEATURE_SETS[POLICY_FEATURES].num_planes, n, n), dtype=np.uint8)
-        mask = np.zeros((len(games), n * n + 1), dtype=bool)
-        cands = []
-        for i, sp in enumerate(games):
-            c = self._candidates(sp.game)
-            cands.append(c)
-            extract_into(sp.game, POLICY_FEATURES, planes[i])
-            mask[i, self._pos_of[c]] = True
-            if len(c) == 0:
-                mask[i, n * n] = True
-        priors = self.policy.evaluate(planes.astype(np.float32), mask).priors
-        for i, sp in enumerate(games):
-            c = cands[i]
-            if len(c) == 0:
-                self._play(sp, PASS)
-                continue
-            p = priors[i, self._pos_of[c]].astype(np.float64)
-            if self.cfg.temperature != 1.0:
-                p = p ** (1.0 / self.cfg.temperature)
-            s = p.sum()
-            j = int(self.rng.choice(len(c), p=p / s)) if s > 0 else int(self.rng.integers(len(c)))
-            self._play(sp, int(c[j]))
-            self.played["sl_moves"] += 1
+        locs, _, _ = policy_moves(self.policy, [sp.game for sp in games], self.rng, self._pos_of,
+                                  self._moves, self.cfg.temperature)
+        for sp, lc in zip(games, locs):
+            self._play(sp, int(lc))
+            self.played["sl_moves"] += int(lc != PASS)
 
     def generate(self, out_dir, progress=None) -> dict:
         """Play `games` games and write their positions to `out_dir`; returns counts."""

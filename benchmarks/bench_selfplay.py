@@ -1,0 +1,73 @@
+"""Policy self-play throughput: games/s in this process, and on 1 and 2 (or more) Ray workers.
+
+    python benchmarks/bench_selfplay.py [--policy models/bundled/policy.onnx] [--size 9]
+        [--games 128] [--games-per-job 16] [--workers 1,2]
+
+The same games (the same jobs, the same seeds) are played by one `training.selfplay.SelfPlayWorker`
+in this process and by `training.workers.WorkerPool` on a local Ray with each worker count. Each
+setting is warmed up first (Ray start, the actors, onnxruntime sessions, numba's cache), so the
+figures are steady-state games/s. Printed: games/s and moves/s per setting, the speed-up of N
+workers over 1, and the per-game cost of Ray: 1 Ray worker's time per game against this process's
+in wall time, and in the CPU time the games took inside the workers (on a shared machine other
+jobs, and Ray's own processes, take cores: wall time shows that, CPU time does not).
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+from goengine.models.store import bundled
+from goengine.training.selfplay_cli import NET
+from goengine.training.workers import WorkerPool, make_jobs
+
+
+def timed(pool: WorkerPool, onnx: bytes, args: dict, games: int, per_job: int):
+    """(seconds, moves, CPU seconds of the workers) for `games` games on `pool`, after one
+    warm-up job per worker."""
+    pool.publish(NET, onnx)
+    warm = make_jobs([(NET, NET)] * pool.size, pool.size, np.random.SeedSequence(99), **args)
+    list(pool.run(warm))
+    jobs = make_jobs([(NET, NET)] * games, -(-games // per_job), np.random.SeedSequence(1), **args)
+    cpu0 = pool.cpu_seconds()
+    t0 = time.perf_counter()
+    moves = sum(len(r.moves) for _, results in pool.run(jobs) for r in results)
+    return time.perf_counter() - t0, moves, pool.cpu_seconds() - cpu0
+
+
+@click.command()
+@click.option("--policy", default=None, type=click.Path(dir_okay=False, exists=True))
+@click.option("--size", default=9, show_default=True, type=int)
+@click.option("--games", default=128, show_default=True, type=int)
+@click.option("--games-per-job", default=16, show_default=True, type=int)
+@click.option("--workers", default="1,2", show_default=True, help="Ray worker counts to measure")
+def main(policy, size, games, games_per_job, workers):
+    onnx = Path(policy or bundled("policy")).read_bytes()
+    args = dict(size=size)
+    rows = {}
+    local = WorkerPool(workers=0)
+    rows["in process"] = timed(local, onnx, args, games, games_per_job)
+    for w in (int(x) for x in workers.split(",")):
+        pool = WorkerPool(workers=w)
+        try:
+            rows[f"ray x{w}"] = timed(pool, onnx, args, games, games_per_job)
+        finally:
+            pool.close()
+    print(f"{games} games {size}x{size}, {games_per_job} per job (one network batch per move)")
+    for name, (sec, moves, cpu) in rows.items():
+        print(f"  {name:>10}: {games / sec:7.2f} games/s  {moves / sec:8.0f} moves/s  ({sec:.1f} s; "
+              f"{1000 * cpu / games:.1f} CPU ms per game in the workers)")
+    if "ray x1" in rows:
+        base = rows["ray x1"][0]
+        for name, (sec, _, _) in rows.items():
+            if name.startswith("ray x") and name != "ray x1":
+                print(f"  speed-up {name} over ray x1: {base / sec:.2f}")
+        print(f"  per-game cost of Ray (ray x1 against in process): wall "
+              f"{100 * (base / rows['in process'][0] - 1):+.1f}%, worker CPU "
+              f"{100 * (rows['ray x1'][2] / rows['in process'][2] - 1):+.1f}%")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""Two policy networks playing the policy alone (moves sampled, as in RL training): the win rate
+of the first, half the games with each colour, on the self-play workers.
+
+    python benchmarks/policy_match.py runs/rl9/policy.onnx models/bundled/policy.onnx \
+        --size 9 --games 400 [--workers 2] [--temperature 1.0]
+
+Games as in `engine-train rl` (training.selfplay: candidate moves only, two passes or the move cap,
+area scoring with komi 7.5). Prints the first network's wins, games, win rate and its 95% interval.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import click
+import numpy as np
+
+from goengine.training.workers import WorkerPool, make_jobs, worker_options
+
+
+@click.command()
+@click.argument("first", type=click.Path(dir_okay=False, exists=True))
+@click.argument("second", type=click.Path(dir_okay=False, exists=True))
+@click.option("--size", default=9, show_default=True, type=int)
+@click.option("--games", default=400, show_default=True, type=int)
+@click.option("--temperature", default=1.0, show_default=True, type=float)
+@click.option("--games-per-job", default=25, show_default=True, type=int)
+@click.option("--seed", default=0, show_default=True, type=int)
+@worker_options
+def main(first, second, size, games, temperature, games_per_job, seed, workers, ray_address):
+    pool = WorkerPool(workers, ray_address)
+    try:
+        pool.publish("a", Path(first).read_bytes())
+        pool.publish("b", Path(second).read_bytes())
+        h = games // 2
+        jobs = make_jobs([("a", "b")] * h + [("b", "a")] * (games - h),
+                         -(-games // games_per_job), np.random.SeedSequence(seed), size=size,
+                         temperature=temperature)
+        results = [r for _, rs in pool.run(jobs) for r in rs]
+    finally:
+        pool.close()
+    wins = sum(r.z_for("a") > 0 for r in results)
+    p = wins / len(results)
+    half = 1.96 * math.sqrt(p * (1 - p) / len(results))
+    as_black = sum(r.z_for("a") > 0 for r in results if r.black == "a")
+    print(f"{Path(first).name} against {Path(second).name}, {size}x{size}, temperature "
+          f"{temperature}: {wins} / {len(results)} = {p:.3f} (95% +- {half:.3f}); as black "
+          f"{as_black} / {h}")
+
+
+if __name__ == "__main__":
+    main()

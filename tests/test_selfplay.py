@@ -1,0 +1,276 @@
+"""Policy self-play (training.selfplay), its game shards, the Ray workers and `engine-train rl`,
+on 5x5 and 7x7 with a tiny policy net exported to ONNX and played by onnxruntime."""
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("ray")
+
+from goengine.engine.features import extract  # noqa: E402
+from goengine.engine.game import Game  # noqa: E402
+from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.training import nets  # noqa: E402
+from goengine.training.export import export_onnx  # noqa: E402
+from goengine.training.game_shards import GameShards, read_games, read_manifest  # noqa: E402
+from goengine.training.rl import (OpponentPool, learner_positions, load_initial,  # noqa: E402
+                                  reinforce_step)
+from goengine.training.selfplay import (GameResult, GamesJob, SelfPlayWorker,  # noqa: E402
+                                        move_cap, replay)
+from goengine.training.workers import WorkerPool, make_jobs  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """(checkpoint path, ONNX path) of a 3-layer, 8-filter policy net with random weights."""
+    d = tmp_path_factory.mktemp("tiny")
+    torch.manual_seed(0)
+    net = nets.build("policy", "cpu", layers=3, filters=8)
+    nets.save_checkpoint(net, d / "tiny.pt")
+    export_onnx(net, "policy", d / "tiny.onnx", {"training_data": "random weights"})
+    return d / "tiny.pt", d / "tiny.onnx"
+
+
+def worker_with(onnx_path, *names):
+    w = SelfPlayWorker()
+    for name in names:
+        w.load(name, onnx_path.read_bytes())
+    return w
+
+
+def check_record(r: GameResult):
+    """The record replays legally, and its score and ending are the rules core's."""
+    g = replay(r)
+    assert g.area_score() == r.score
+    n = r.size
+    if r.two_passes:
+        assert g.is_over() and list(r.moves[-2:]) == [n * n, n * n]
+    else:
+        assert len(r.moves) == move_cap(n) and not g.is_over()
+
+
+# ---- self-play -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [5, 7])
+def test_selfplay_terminals_are_scored_by_the_rules_core(tiny, size):
+    w = worker_with(tiny[1], "a", "b")
+    job = GamesJob(pairs=[("a", "b"), ("b", "a")] * 3, size=size, seed=size, learner="a")
+    results = w.play(job)
+    assert len(results) == 6
+    for r in results:
+        check_record(r)
+        # the learner's positions: one per move it chose (its colour's non-pass moves)
+        colour_moves = r.moves[0::2] if r.black == "a" else r.moves[1::2]
+        chosen = colour_moves[colour_moves != size * size]
+        assert list(r.move) == list(chosen) and len(r.x) == len(chosen)
+        mask = np.unpackbits(r.mask, axis=1, count=size * size).astype(bool)
+        assert mask[np.arange(len(r.move)), r.move].all()      # each move was a candidate
+        assert (r.baseline == 0).all() and r.z_for("a") == (r.winner if r.black == "a" else -r.winner)
+        assert (r.colour == (1 if r.black == "a" else -1)).all()
+    assert {r.winner for r in results} <= {-1, 1}                # komi 7.5: no draws
+
+
+def test_baseline_from_the_value_network(tiny, tmp_path):
+    torch.manual_seed(1)
+    value = nets.build("value", "cpu", layers=3, filters=8)
+    export_onnx(value, "value", tmp_path / "v.onnx", {"training_data": "random weights"})
+    w = worker_with(tiny[1], "a")
+    w.load("v", (tmp_path / "v.onnx").read_bytes(), kind="value")
+    results = w.play(GamesJob(pairs=[("a", "a")] * 2, size=5, seed=2, learner="a", value="v"))
+    b = np.concatenate([r.baseline for r in results])
+    assert len(b) > 0 and np.all(np.abs(b) <= 1) and len(np.unique(b)) > 1
+    ev = OnnxEvaluator(tmp_path / "v.onnx", kind="value", symmetry="none")
+    g = replay(GameResult("a", "a", 5, 7.5, results[0].moves[:1], 0.0, False))
+    want = ev.evaluate(extract(g, "alphago49")[None]).value_stm[0]
+    assert results[0].baseline[1] == pytest.approx(want, abs=1e-5)   # white's first move
+
+
+def test_same_seed_same_games(tiny):
+    job = GamesJob(pairs=[("a", "a")] * 3, size=5, seed=11)
+    one = worker_with(tiny[1], "a").play(job)
+    two = worker_with(tiny[1], "a").play(job)
+    assert all((x.moves == y.moves).all() for x, y in zip(one, two))
+    other = worker_with(tiny[1], "a").play(GamesJob(pairs=[("a", "a")] * 3, size=5, seed=12))
+    assert any(len(x.moves) != len(y.moves) or (x.moves != y.moves).any()
+               for x, y in zip(one, other))
+
+
+# ---- game shards -----------------------------------------------------------------------------
+
+def test_shards_round_trip_and_replace_by_name(tiny, tmp_path):
+    results = worker_with(tiny[1], "a").play(GamesJob(pairs=[("a", "a")] * 5, size=5, seed=1))
+    shards = GameShards(tmp_path, shard_games=2)
+    for r in results:
+        shards.add(r)
+    shards.flush()
+    assert [s["games"] for s in read_manifest(tmp_path)["shards"]] == [2, 2, 1]
+    back = list(read_games(tmp_path))
+    assert [list(b.moves) for b in back] == [list(r.moves) for r in results]
+    assert [b.score for b in back] == [r.score for r in results]
+    again = GameShards(tmp_path)            # a named shard written twice counts once
+    again.buffer = results[:3]
+    again.flush("x.npz")
+    again.buffer = results[:1]
+    again.flush("x.npz")
+    assert read_manifest(tmp_path)["games"] == 6 and not list(tmp_path.glob("*.tmp"))
+
+
+def selfplay_cmd(out, onnx_path, games):
+    return [sys.executable, "-m", "goengine.training.cli", "selfplay", "--out", str(out),
+            "--policy", str(onnx_path), "--games", str(games), "--size", "5", "--workers", "0",
+            "--shard-games", "3", "--games-per-job", "3"]
+
+
+def test_selfplay_killed_mid_run_resumes_from_its_shards(tiny, tmp_path):
+    out = tmp_path / "games"
+    p = subprocess.Popen(selfplay_cmd(out, tiny[1], 100_000), stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    while read_manifest(out)["games"] < 9 and time.monotonic() < deadline and p.poll() is None:
+        time.sleep(0.2)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    manifest = read_manifest(out)
+    assert manifest["games"] >= 9
+    kept = list(read_games(out))               # every shard in the manifest is whole
+    assert len(kept) == manifest["games"] == sum(s["games"] for s in manifest["shards"])
+    target = manifest["games"] + 7
+    done = subprocess.run(selfplay_cmd(out, tiny[1], target), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    games = list(read_games(out))
+    assert len(games) == target == read_manifest(out)["games"]
+    assert [list(g.moves) for g in games[:len(kept)]] == [list(g.moves) for g in kept]
+    for g in games:
+        check_record(g)
+    resumed = {tuple(g.moves) for g in games[len(kept):]}
+    assert not resumed & {tuple(g.moves) for g in kept}      # new seeds, not the same games again
+
+
+# ---- Ray ---------------------------------------------------------------------------------------
+
+def test_ray_with_two_local_workers_plays_the_games_asked(tiny):
+    pool = WorkerPool(workers=2)
+    try:
+        assert pool.size == 2
+        pool.publish("a", tiny[1].read_bytes())
+        pool.publish("b", tiny[1].read_bytes())
+        jobs = make_jobs([("a", "b"), ("b", "a")] * 5, 4, np.random.SeedSequence(3), size=7,
+                         learner="a")
+        assert sum(len(j.pairs) for j in jobs) == 10
+        got = dict(pool.run(jobs))
+    finally:
+        pool.close()
+    assert sorted(got) == [0, 1, 2, 3]
+    results = [r for k in sorted(got) for r in got[k]]
+    assert len(results) == 10
+    for r in results:
+        check_record(r)
+        assert len(r.move) > 0
+
+
+# ---- REINFORCE ---------------------------------------------------------------------------------
+
+def test_reinforce_raises_the_probability_of_moves_in_won_games(tiny):
+    """The same toy position and move, recorded in a won and in a lost game: one update on the
+    won game's records raises p(move), one on the lost game's lowers it."""
+    n, move = 5, 7
+    planes = extract(Game(n), "alphago48").astype(np.uint8)
+    mask = np.ones(n * n, dtype=bool)
+
+    def record(score):
+        return GameResult("rl", "sl", n, 7.5, np.array([move], np.int16), score, True,
+                          x=np.packbits(planes.reshape(-1))[None], move=np.array([move], np.int16),
+                          mask=np.packbits(mask)[None], baseline=np.zeros(1, np.float32),
+                          colour=np.ones(1, np.int8))
+
+    def p_move(net):
+        with torch.no_grad():
+            return torch.softmax(net(torch.from_numpy(planes[None].astype(np.float32))), 1)[0, move]
+
+    for score, sign in ((12.5, 1), (-3.5, -1)):
+        net = load_initial(tiny[0])
+        before = float(p_move(net))
+        data = learner_positions([record(score)], n)
+        assert data[3].tolist() == [sign]
+        reinforce_step(net, torch.optim.SGD(net.parameters(), lr=0.1), data, 1, n, chunk=512)
+        after = float(p_move(net))
+        assert (after - before) * sign > 0, (score, before, after)
+
+
+def test_outcome_follows_the_colour_of_each_move(tiny):
+    """A network playing both colours: its black moves get the black result, its white moves
+    the white one."""
+    results = worker_with(tiny[1], "a").play(GamesJob(pairs=[("a", "a")] * 2, size=5, seed=4,
+                                                      learner="a"))
+    adv = learner_positions(results, 5)[3]
+    want = np.concatenate([r.winner * np.where(np.arange(len(r.moves)) % 2 == 0, 1, -1)
+                           [r.moves != 25] for r in results])
+    assert adv.tolist() == want.tolist() and set(adv.tolist()) == {-1.0, 1.0}
+
+
+def test_baseline_is_subtracted_from_the_outcome(tiny):
+    r = GameResult("sl", "rl", 5, 7.5, np.zeros(0, np.int16), -1.5, True,
+                   x=np.zeros((2, 150), np.uint8), move=np.array([1, 2], np.int16),
+                   mask=np.zeros((2, 4), np.uint8), baseline=np.array([0.25, -0.5], np.float32),
+                   colour=np.array([-1, -1], np.int8))
+    assert learner_positions([r], 5)[3].tolist() == [0.75, 1.5]    # white won: z = +1
+
+
+def test_pool_starts_with_sl_and_is_sampled_uniformly():
+    pool = OpponentPool()
+    rng = np.random.default_rng(0)
+    assert {pool.sample(rng) for _ in range(20)} == {"sl"}
+    joined = [pool.after(i, 3) for i in range(1, 11)]
+    assert [j for j in joined if j] == ["iter-00003", "iter-00006", "iter-00009"]
+    assert pool.names == ["sl", "iter-00003", "iter-00006", "iter-00009"]
+    draws = [pool.sample(rng) for _ in range(4000)]
+    freq = {name: draws.count(name) / len(draws) for name in pool.names}
+    assert all(0.2 < f < 0.3 for f in freq.values()), freq
+    assert OpponentPool().after(5, 0) is None          # K = 0: the pool stays the SL network
+
+
+def test_initial_network_from_onnx_equals_the_checkpoint(tiny):
+    a, b = load_initial(tiny[0]), load_initial(tiny[1])
+    x = torch.from_numpy(extract(Game(7), "alphago48")[None])
+    with torch.no_grad():
+        assert torch.allclose(a(x), b(x), atol=1e-6)
+
+
+def rl_cmd(out, init, *extra):
+    return [sys.executable, "-m", "goengine.training.cli", "rl", "--out", str(out), "--init",
+            str(init), "--size", "5", "--games", "4", "--eval-every", "2", "--eval-games", "2",
+            "--pool-every", "1", "--games-per-job", "2", "--workers", "0", *extra]
+
+
+def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
+    out = tmp_path / "rl"
+    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2"), capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = list(csv.DictReader((out / "curve.csv").open()))
+    assert [(r["iteration"], r["updates"]) for r in rows] == [("1", "0"), ("2", "1"), ("2", "2")]
+    assert rows[0]["opponent"] == "sl" and rows[0]["winrate_sl"] != "" and rows[1]["winrate_sl"] == ""
+    assert rows[2]["winrate_sl"] != "" and rows[2]["winrate_pool"] == ""    # the final weights
+    assert all(0 <= float(r["winrate_pool"]) <= 1 for r in rows[:2])
+    assert (out / "curve.png").exists() and read_manifest(out / "games")["games"] == 8
+    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2", "--resume"), capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0 and len(list(csv.DictReader((out / "curve.csv").open()))) == 3
+    ev = OnnxEvaluator(out / "policy.onnx", kind="policy")
+    assert ev.meta.kind == "policy" and "RL self-play" in ev.meta.training_data
+    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "3", "--resume"), capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = list(csv.DictReader((out / "curve.csv").open()))
+    assert [r["updates"] for r in rows] == ["0", "1", "2", "2", "3"] and rows[3]["winrate_sl"] != ""
+    ckpt = torch.load(out / "checkpoint.pt", weights_only=True)
+    assert json.loads(ckpt["pool"]) == ["sl", "iter-00001", "iter-00002", "iter-00003"]
+    assert int(ckpt["iteration"]) == 3 and read_manifest(out / "games")["games"] == 12

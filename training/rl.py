@@ -1,0 +1,407 @@
+"""`engine-train rl`: AlphaGo's reinforcement learning of the policy network by self-play
+(docs/algorithms.md §4.5).
+
+    engine-train rl --size 9 --out runs/rl9 --iterations 50 --games 32
+    engine-train rl --size 9 --out runs/rl9 --iterations 100 --resume     # continue the same run
+    engine-train rl ... --ray-address auto                              # self-play on a Ray cluster
+
+The RL network p_rho starts as a copy of the SL network p_sigma (`--init`: a training checkpoint or
+an exported policy ONNX). Iteration i:
+
+1. the current weights are exported to ONNX (`training.export`, parity-checked) and shipped to the
+   self-play workers (`training.workers`), which evaluate them with onnxruntime like the engine;
+2. an opponent is drawn uniformly from the pool of earlier networks (at first the SL network
+   alone; the current network joins every K = `--pool-every` iterations);
+3. `--games` games current-vs-opponent (half with each colour), moves sampled from the policies,
+   candidate moves only (one-point eyes never filled), ended by two passes or the move cap, scored
+   by area with komi 7.5 (`training.selfplay`);
+4. REINFORCE on the current network's moves, z_t = +1 / -1 for the winner's / loser's moves, b(s_t)
+   the value network's v(s_t) with `--value`, else 0:
+
+       delta_rho = alpha / n * sum_i sum_t  dlog p_rho(a_t^i | s_t^i) / drho  * (z_t^i - b(s_t^i))
+
+   (n games; plain SGD, alpha = `--lr`; log p over the candidate moves the move was sampled from).
+
+Every `--eval-every` iterations the current network also plays `--eval-games` games against the SL
+network. curve.csv / curve.png hold the win rate against the pool opponent and against the SL
+network; checkpoint.pt (atomic) holds everything `--resume` needs; the games go to `games/` as game
+shards (`training.game_shards`, one per iteration); `policy.onnx` is the exported RL policy.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import click
+import numpy as np
+import onnx
+import torch
+from onnx import numpy_helper
+from torch.nn import functional as F
+from tqdm import tqdm
+
+from goengine.models.metadata import PLANES
+from goengine.training import nets
+from goengine.training.curves import append_row
+from goengine.training.export import export_onnx
+from goengine.training.game_shards import GameShards
+from goengine.training.selfplay import POLICY_FEATURES
+from goengine.training.workers import WorkerPool, make_jobs, worker_options
+
+SL, CURRENT, VALUE = "sl", "current", "value"     # network names on the workers
+DEFAULT_INIT = Path(__file__).resolve().parent / "checkpoints" / "sl-gpu.pt"
+CURVE_FIELDS = ["iteration", "updates", "games", "opponent", "winrate_pool", "winrate_sl",
+                "sl_games", "loss", "positions", "games_per_s", "elapsed_s"]
+
+
+@dataclass(frozen=True)
+class RLConfig:
+    size: int = 9                   # 9, 13 or 19
+    komi: float = 7.5
+    iterations: int = 100           # minibatches of games (AlphaGo: 10,000)
+    games: int = 32                 # games per iteration, n (AlphaGo: 128)
+    pool_every: int = 5             # K: the current network joins the pool every K (AlphaGo: 500)
+    lr: float = 1e-3                # alpha, plain SGD (AlphaGo: 0.001)
+    temperature: float = 1.0        # policy sampling temperature in self-play
+    move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
+    eval_every: int = 5             # iterations between games against the SL network
+    eval_games: int = 64            # games against the SL network per evaluation
+    games_per_job: int = 16         # games a worker plays in lockstep
+    chunk: int = 512                # positions per forward/backward (bounds the memory)
+    seed: int = 0
+    threads: int = 1                # torch intra-op threads of the learner
+
+
+class OpponentPool:
+    """The networks the current one plays against: names, sampled uniformly."""
+
+    def __init__(self, names=(SL,)):
+        self.names = list(names)
+
+    def sample(self, rng: np.random.Generator) -> str:
+        return self.names[int(rng.integers(len(self.names)))]
+
+    def after(self, iteration: int, every: int) -> str | None:
+        """The name the current network joins under after `iteration` (1-based), or None."""
+        if every > 0 and iteration % every == 0:
+            name = f"iter-{iteration:05d}"
+            self.names.append(name)
+            return name
+        return None
+
+
+# ---- the update ------------------------------------------------------------------------------
+
+def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Tensor,
+                   advantage: torch.Tensor, games: int) -> torch.Tensor:
+    """-1/n sum_t (z_t - b_t) log p(a_t | s_t), log p over the candidate moves `mask`.
+
+    planes float32[P, 48, N, N]; move int64[P] (Pos); mask bool[P, N*N]; advantage float32[P]."""
+    logits = net(planes).masked_fill(~mask, float("-inf"))
+    logp = F.log_softmax(logits, dim=1).gather(1, move[:, None])[:, 0]
+    return -(advantage * logp).sum() / games
+
+
+def learner_positions(results, size: int):
+    """(planes uint8 packed [P, L], move [P], mask bool[P, N*N], advantage z - b [P]) of the
+    learner's recorded moves in `results`; z = +1 for the winner's moves, -1 for the loser's."""
+    xs, moves, masks, adv = [], [], [], []
+    for r in results:
+        if len(r.move) == 0:
+            continue
+        xs.append(r.x)
+        moves.append(r.move.astype(np.int64))
+        masks.append(np.unpackbits(r.mask, axis=1, count=size * size).astype(bool))
+        adv.append(r.winner * r.colour - r.baseline)
+    if not xs:
+        return None
+    return (np.concatenate(xs), np.concatenate(moves), np.concatenate(masks),
+            np.concatenate(adv).astype(np.float32))
+
+
+def reinforce_step(net, opt, data, games: int, size: int, chunk: int) -> float:
+    """One SGD step over all the positions of an iteration's games; returns the loss."""
+    x, move, mask, adv = data
+    planes_len = PLANES[POLICY_FEATURES] * size * size
+    net.train()
+    opt.zero_grad(set_to_none=True)
+    total = 0.0
+    for s in range(0, len(move), chunk):
+        planes = np.unpackbits(x[s:s + chunk], axis=1, count=planes_len).astype(np.float32)
+        loss = reinforce_loss(net, torch.from_numpy(planes).view(-1, PLANES[POLICY_FEATURES],
+                                                                 size, size),
+                              torch.from_numpy(move[s:s + chunk]),
+                              torch.from_numpy(mask[s:s + chunk]),
+                              torch.from_numpy(adv[s:s + chunk]), games)
+        loss.backward()
+        total += float(loss.detach())
+    opt.step()
+    return total
+
+
+# ---- the network -----------------------------------------------------------------------------
+
+def load_initial(path) -> torch.nn.Module:
+    """The SL policy from a training checkpoint (.pt) or an exported policy ONNX (its
+    `net_config` metadata and initializers)."""
+    path = Path(path)
+    if path.suffix != ".onnx":
+        net, _ = nets.load_checkpoint(path)
+        return net
+    proto = onnx.load(str(path))
+    props = {p.key: p.value for p in proto.metadata_props}
+    if props.get("kind") != "policy" or not props.get("net_config"):
+        raise click.ClickException(f"{path}: not a policy ONNX with net_config metadata")
+    net = nets.from_config(json.loads(props["net_config"]))
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
+               for i in proto.graph.initializer}
+    state = net.state_dict()
+    # the exporter folds PositionBias's (A + A^T) / 2 into one unnamed constant: a symmetric
+    # table, which is its own symmetrisation, so it stands for `bias.table`
+    spare = [w for k, w in weights.items() if k not in state]
+    for k in state:
+        if k not in weights:
+            fits = [w for w in spare if w.shape == state[k].shape]
+            if len(fits) == 1 and k.endswith("bias.table"):
+                weights[k] = fits[0]
+    missing = [k for k in state if k not in weights or weights[k].shape != state[k].shape]
+    if missing:
+        raise click.ClickException(f"{path}: no weights for {missing[:3]} in the ONNX file; "
+                                   f"start from a training checkpoint instead")
+    net.load_state_dict({k: weights[k] for k in state})
+    return net
+
+
+def export_bytes(net, path: Path, size: int, training_data: str) -> bytes:
+    export_onnx(net, "policy", path, {"training_data": training_data}, board_size=size)
+    return path.read_bytes()
+
+
+# ---- the loop --------------------------------------------------------------------------------
+
+class RLRun:
+    """One `engine-train rl` run directory: network, optimizer, pool, curve, checkpoint."""
+
+    def __init__(self, cfg: RLConfig, run_dir, init, value, pool: WorkerPool, resume: bool,
+                 log=print):
+        self.cfg, self.dir, self.pool, self.log = cfg, Path(run_dir), pool, log
+        (self.dir / "pool").mkdir(parents=True, exist_ok=True)
+        torch.set_num_threads(cfg.threads)
+        ckpt_path = self.dir / "checkpoint.pt"
+        if resume and ckpt_path.exists():
+            self.net, ckpt = nets.load_checkpoint(ckpt_path)
+            self.opt = torch.optim.SGD(self.net.parameters(), lr=cfg.lr)
+            self.opt.load_state_dict(ckpt["optimizer"])
+            self.iteration, self.games = int(ckpt["iteration"]), int(ckpt["games"])
+            self.elapsed = float(ckpt.get("elapsed_s", 0.0))
+            self.opponents = OpponentPool(json.loads(ckpt["pool"]))
+            self.rng = np.random.default_rng()
+            self.rng.bit_generator.state = json.loads(ckpt["rng"])
+            self.init = ckpt["init"]
+            log(f"resumed after iteration {self.iteration}, pool {self.opponents.names}")
+        else:
+            self.init = str(init)
+            self.net = load_initial(init)
+            self.opt = torch.optim.SGD(self.net.parameters(), lr=cfg.lr)
+            self.iteration, self.games, self.elapsed = 0, 0, 0.0
+            self.opponents = OpponentPool()
+            self.rng = np.random.default_rng(cfg.seed)
+            export_onnx(self.net, "policy", self.dir / "pool" / f"{SL}.onnx",
+                        {"training_data": f"SL policy {Path(init).name}"}, board_size=cfg.size)
+            (self.dir / "curve.csv").unlink(missing_ok=True)
+        (self.dir / "rl_config.json").write_text(json.dumps(asdict(cfg), indent=2))
+        for name in self.opponents.names:
+            pool.publish(name, (self.dir / "pool" / f"{name}.onnx").read_bytes())
+        self.value = value is not None
+        if value is not None:
+            pool.publish(VALUE, Path(value).read_bytes(), kind="value")
+        self.shards = GameShards(self.dir / "games", shard_games=1 << 30,
+                                 info={"size": cfg.size, "komi": cfg.komi, "run": "rl"})
+
+    def _play(self, pairs_by_kind: dict, it: int, bar) -> dict:
+        """Play {kind: [(black, white)]} in one pass over the workers; {kind: [GameResult]}."""
+        cfg = self.cfg
+        jobs, kinds = [], []
+        for k, (kind, pairs) in enumerate(pairs_by_kind.items()):
+            part = make_jobs(pairs, -(-len(pairs) // cfg.games_per_job),
+                             np.random.SeedSequence([cfg.seed, it, k]), size=cfg.size,
+                             komi=cfg.komi, move_cap=cfg.move_cap, temperature=cfg.temperature,
+                             learner=CURRENT if kind == "train" else None,
+                             value=VALUE if kind == "train" and self.value else None)
+            jobs += part
+            kinds += [kind] * len(part)
+        out = {kind: [] for kind in pairs_by_kind}
+        for j, results in self.pool.run(jobs):
+            out[kinds[j]] += results
+            bar.update(len(results))
+        return out
+
+    def iteration_step(self, bar) -> dict:
+        cfg = self.cfg
+        it = self.iteration + 1
+        t0 = time.monotonic()
+        self.pool.publish(CURRENT, export_bytes(self.net, self.dir / "current.onnx", cfg.size,
+                                                f"RL self-play, {self.iteration} updates"))
+        opponent = self.opponents.sample(self.rng)
+        half = cfg.games // 2
+        todo = {"train": [(CURRENT, opponent)] * half + [(opponent, CURRENT)] * (cfg.games - half)}
+        evaluate = cfg.eval_every > 0 and self.iteration % cfg.eval_every == 0
+        if evaluate:
+            h = cfg.eval_games // 2
+            todo["eval"] = [(CURRENT, SL)] * h + [(SL, CURRENT)] * (cfg.eval_games - h)
+        played = self._play(todo, it, bar)
+        train = played["train"]
+        for r in train:
+            self.shards.buffer.append(r)
+        self.shards.flush(f"rl-{it:05d}.npz")
+        data = learner_positions(train, cfg.size)
+        loss = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk) \
+            if data is not None else 0.0
+        n_games = sum(len(v) for v in played.values())
+        self.iteration, self.games = it, self.games + n_games
+        joined = self.opponents.after(it, cfg.pool_every)
+        if joined:
+            path = self.dir / "pool" / f"{joined}.onnx"
+            # the weights after this update: exported now so that the pool file is what joins
+            self.pool.publish(joined, export_bytes(self.net, path, cfg.size,
+                                                   f"RL self-play, {it} updates"))
+        row = {"iteration": it, "updates": it - 1, "games": self.games, "opponent": opponent,
+               "winrate_pool": f"{np.mean([r.z_for(CURRENT) > 0 for r in train]):.4f}",
+               "loss": f"{loss:.4f}", "positions": 0 if data is None else len(data[1]),
+               "games_per_s": f"{n_games / (time.monotonic() - t0):.2f}"}
+        if evaluate:
+            row["winrate_sl"] = f"{np.mean([r.z_for(CURRENT) > 0 for r in played['eval']]):.4f}"
+            row["sl_games"] = len(played["eval"])
+        return row
+
+    def final_evaluation(self, bar) -> dict:
+        """The trained weights against the SL network (the curve's last point)."""
+        cfg = self.cfg
+        self.pool.publish(CURRENT, export_bytes(self.net, self.dir / "current.onnx", cfg.size,
+                                                f"RL self-play, {self.iteration} updates"))
+        h = cfg.eval_games // 2
+        played = self._play({"eval": [(CURRENT, SL)] * h + [(SL, CURRENT)] * (cfg.eval_games - h)},
+                            self.iteration + 1, bar)["eval"]
+        return {"iteration": self.iteration, "updates": self.iteration,
+                "games": self.games + len(played), "sl_games": len(played),
+                "winrate_sl": f"{np.mean([r.z_for(CURRENT) > 0 for r in played]):.4f}"}
+
+    def save(self) -> None:
+        nets.save_checkpoint(self.net, self.dir / "checkpoint.pt", optimizer=self.opt.state_dict(),
+                             iteration=self.iteration, games=self.games,
+                             pool=json.dumps(self.opponents.names), init=self.init,
+                             rng=json.dumps(self.rng.bit_generator.state),
+                             elapsed_s=self.elapsed,
+                             rl_config=json.dumps(asdict(self.cfg)))
+
+    def run(self) -> None:
+        cfg = self.cfg
+        def games_before(it):     # training and evaluation games of iterations 1..it
+            evals = -(-it // cfg.eval_every) if cfg.eval_every else 0
+            return it * cfg.games + evals * cfg.eval_games
+
+        final = cfg.eval_games if cfg.eval_every else 0   # the trained weights against SL
+
+        bar = tqdm(total=games_before(cfg.iterations) + final, initial=games_before(self.iteration),
+                   unit="game", desc="rl", dynamic_ncols=True, smoothing=0.1)
+        start = time.monotonic() - self.elapsed      # the curve's clock goes on after --resume
+        trained = self.iteration < cfg.iterations
+        while self.iteration < cfg.iterations:
+            row = self.iteration_step(bar)
+            self.elapsed = time.monotonic() - start
+            row["elapsed_s"] = f"{self.elapsed:.0f}"
+            append_row(self.dir / "curve.csv", CURVE_FIELDS, row)
+            plot_curve(self.dir / "curve.csv", self.dir / "curve.png")
+            self.save()
+            bar.set_postfix(pool=row["winrate_pool"], sl=row.get("winrate_sl", "-"),
+                            games_s=row["games_per_s"])
+            if "winrate_sl" in row:
+                bar.write(" ".join(f"{k}={v}" for k, v in row.items() if v != ""))
+        if trained and cfg.eval_every > 0:
+            row = self.final_evaluation(bar)
+            append_row(self.dir / "curve.csv", CURVE_FIELDS, row)
+            plot_curve(self.dir / "curve.csv", self.dir / "curve.png")
+            bar.write(" ".join(f"{k}={v}" for k, v in row.items() if v != ""))
+        bar.close()
+        export_onnx(self.net, "policy", self.dir / "policy.onnx",
+                    {"training_data": f"RL self-play {cfg.size}x{cfg.size} from {Path(self.init).name}: "
+                                      f"{self.iteration} iterations of {cfg.games} games"},
+                    board_size=cfg.size)
+
+
+def plot_curve(csv_path: Path, png_path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = list(csv.DictReader(csv_path.open()))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for key, x_key, label in (("winrate_pool", "iteration", "against the pool opponent"),
+                              ("winrate_sl", "updates", "against the SL policy")):
+        pts = [(int(r[x_key]), float(r[key])) for r in rows if r.get(key)]
+        if pts:
+            ax.plot(*zip(*pts), marker="o" if key == "winrate_sl" else None, label=label)
+    ax.axhline(0.5, color="grey", lw=0.8)
+    ax.set_xlabel("iteration (policy updates)")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    tmp = png_path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=80)
+    plt.close(fig)
+    os.replace(tmp, png_path)
+
+
+@click.command("rl")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory")
+@click.option("--init", "init", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="the SL policy to start from: a training checkpoint (.pt) or a policy ONNX "
+                   "[default: training/checkpoints/sl-gpu.pt, the bundled policy's checkpoint]")
+@click.option("--value", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="value network ONNX for the baseline b(s) [default: none, b = 0]")
+@click.option("--size", default=RLConfig.size, show_default=True, type=click.IntRange(5, 19))
+@click.option("--komi", default=RLConfig.komi, show_default=True, type=float)
+@click.option("--iterations", default=RLConfig.iterations, show_default=True, type=click.IntRange(1))
+@click.option("--games", default=RLConfig.games, show_default=True, type=click.IntRange(2),
+              help="games per iteration (the minibatch n)")
+@click.option("--pool-every", default=RLConfig.pool_every, show_default=True,
+              type=click.IntRange(0), help="the current network joins the pool every K iterations")
+@click.option("--lr", default=RLConfig.lr, show_default=True, type=float)
+@click.option("--temperature", default=RLConfig.temperature, show_default=True,
+              type=click.FloatRange(0.05, 10))
+@click.option("--move-cap", default=0, show_default=True, type=click.IntRange(0),
+              help="moves before a game is scored as it stands (0: 2 N^2)")
+@click.option("--eval-every", default=RLConfig.eval_every, show_default=True,
+              type=click.IntRange(0), help="iterations between games against the SL policy")
+@click.option("--eval-games", default=RLConfig.eval_games, show_default=True,
+              type=click.IntRange(2))
+@click.option("--games-per-job", default=RLConfig.games_per_job, show_default=True,
+              type=click.IntRange(1))
+@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--threads", default=1, show_default=True, type=click.IntRange(1),
+              help="torch threads of the learner")
+@click.option("--resume", is_flag=True, help="continue the run in --out from its checkpoint")
+@worker_options
+def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, temperature,
+               move_cap, eval_every, eval_games, games_per_job, seed, threads, resume, workers,
+               ray_address):
+    """RL policy by REINFORCE self-play against a pool of earlier networks (docs/algorithms.md
+    §4.5)."""
+    if init is None:
+        if not DEFAULT_INIT.exists():
+            raise click.UsageError("--init: no bundled SL checkpoint here; give one")
+        init = DEFAULT_INIT
+    cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
+                   lr=lr, temperature=temperature, move_cap=move_cap, eval_every=eval_every,
+                   eval_games=eval_games, games_per_job=games_per_job, seed=seed, threads=threads)
+    pool = WorkerPool(workers, ray_address)
+    try:
+        RLRun(cfg, out, init, value, pool, resume, log=click.echo).run()
+    finally:
+        pool.close()
+    click.echo(f"RL policy: {Path(out) / 'policy.onnx'}")

@@ -1,0 +1,115 @@
+"""Self-play workers on Ray: one `training.selfplay.SelfPlayWorker` per actor, each with its own
+onnxruntime sessions, each playing whole batches of games.
+
+    pool = WorkerPool(workers=2)                     # a local Ray with 2 worker processes
+    pool = WorkerPool(address="ray://head:10001")     # or the cluster at that address
+    pool = WorkerPool(workers=0)                     # or one worker in this process (no Ray)
+    pool.publish("sl", Path("policy.onnx").read_bytes())
+    for k, results in pool.run(jobs): ...            # jobs[k]'s GameResults, as jobs finish
+
+A network goes to the object store once per `publish` and to each actor before the first job that
+names it; publishing a name again (the RL learner's current weights) replaces it on every actor.
+Only training imports this module: the engine's runtime never needs Ray.
+"""
+from __future__ import annotations
+
+import logging
+import os
+
+import click
+import numpy as np
+import ray
+
+from goengine.training.selfplay import GamesJob, SelfPlayWorker
+
+_RemoteWorker = ray.remote(num_cpus=1)(SelfPlayWorker)
+OBJECT_STORE_BYTES = 256 * 2**20      # a local Ray's object store: the networks and the results
+
+
+def worker_options(f):
+    """--workers / --ray-address, the same on every command that plays self-play games."""
+    f = click.option("--ray-address", default=None,
+                     help="join the Ray cluster at this address (e.g. ray://head:10001 or "
+                          "auto) instead of starting a local Ray")(f)
+    return click.option("--workers", default=None, type=click.IntRange(0),
+                        help="self-play worker processes [default: the machine's cores, or the "
+                             "cluster's CPUs]; 0 plays in this process without Ray")(f)
+
+
+class WorkerPool:
+    def __init__(self, workers: int | None = None, address: str | None = None, threads: int = 1):
+        self.local = None
+        self.actors = []
+        self._started_ray = False
+        if workers == 0 and address is None:
+            self.local = SelfPlayWorker(threads)
+            return
+        if not ray.is_initialized():
+            if address is not None:
+                ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+            else:
+                ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False,
+                         object_store_memory=OBJECT_STORE_BYTES, logging_level=logging.WARNING,
+                         log_to_driver=False)
+                self._started_ray = True
+        n = workers or int(ray.cluster_resources().get("CPU", 1))
+        self.actors = [_RemoteWorker.remote(threads) for _ in range(n)]
+        self._nets: dict[str, tuple] = {}                   # name -> (object ref, kind)
+        self._loaded: list[set[str]] = [set() for _ in self.actors]
+
+    @property
+    def size(self) -> int:
+        """Workers playing at once."""
+        return len(self.actors) or 1
+
+    def publish(self, name: str, onnx_bytes: bytes, kind: str = "policy") -> None:
+        if self.local is not None:
+            self.local.load(name, onnx_bytes, kind)
+            return
+        self._nets[name] = (ray.put(onnx_bytes), kind)
+        for loaded in self._loaded:
+            loaded.discard(name)
+
+    def run(self, jobs: list[GamesJob]):
+        """Yield (index of the job, its list of GameResult) as each job finishes (jobs are dealt
+        round-robin)."""
+        if self.local is not None:
+            for k, job in enumerate(jobs):
+                yield k, self.local.play(job)
+            return
+        pending = []
+        for k, job in enumerate(jobs):
+            a = k % len(self.actors)
+            names = {name for pair in job.pairs for name in pair} | {job.value} - {None}
+            for name in sorted(names - self._loaded[a]):
+                ref, kind = self._nets[name]
+                self.actors[a].load.remote(name, ref, kind)     # actor calls run in order
+                self._loaded[a].add(name)
+            pending.append(self.actors[a].play.remote(job))
+        index = {ref: k for k, ref in enumerate(pending)}
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield index[done[0]], ray.get(done[0])
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds the workers' processes have used so far (this process's with workers=0)."""
+        if self.local is not None:
+            return self.local.cpu_seconds()
+        return sum(ray.get([a.cpu_seconds.remote() for a in self.actors]))
+
+    def close(self) -> None:
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+        if self._started_ray:
+            ray.shutdown()
+
+
+def make_jobs(pairs: list, jobs: int, seed_seq: np.random.SeedSequence, **job_args) -> list[GamesJob]:
+    """`pairs` (one per game) split into `jobs` GamesJobs of near-equal size, each with a seed of
+    its own from `seed_seq`."""
+    jobs = max(1, min(jobs, len(pairs)))
+    parts = np.array_split(np.arange(len(pairs)), jobs)
+    seeds = seed_seq.generate_state(jobs)
+    return [GamesJob(pairs=[pairs[i] for i in part], seed=int(s), **job_args)
+            for part, s in zip(parts, seeds)]
