@@ -70,7 +70,7 @@ def load_player(s: Session) -> None:
     # every other kernel a command can reach (the dead-stone judge, cleanup, other sizes), so
     # that nothing compiles once the engine plays
     warm_up_kernels(sorted(set(sizes or ()) | {s.size}),
-            lambda line: log.debug("%s", line))
+            lambda line: log.info("%s", line))
     s.player = player
 
 

@@ -2,12 +2,19 @@
 capabilities a Search declares (dead stones, pondering), never by the search's class."""
 from __future__ import annotations
 
+import io
+import os
+import threading
+import time
+
+import goengine.gtp.commands  # noqa: F401  (registers the handlers)
 from goengine.engine.evaluator import UniformEvaluator
 from goengine.engine.player import Player
 from goengine.engine.search.mcts import MctsSearch
 from goengine.engine.search.policy import PolicyPlayer
 from goengine.gtp import loader
 from goengine.gtp.config import EngineConfig
+from goengine.gtp.server import REGISTRY, Server
 from goengine.gtp.session import Session
 
 
@@ -47,3 +54,44 @@ def test_the_session_ponders_only_searches_with_a_tree():
     s.params["ponder"] = True
     s.ponder_pending = True
     assert s.ponder_job() is None                 # no tree: nothing to keep for the next move
+
+
+class _HeldLoader:
+    """The real loader whose player stage waits until the test lets it finish: a warm-up that
+    takes as long as the test wants."""
+
+    def __init__(self):
+        self.release = threading.Event()
+
+    def __getattr__(self, name):
+        return getattr(loader, name)
+
+    def load_player(self, s):
+        self.release.wait(30)
+        loader.load_player(s)
+
+
+def test_a_game_starts_only_when_the_warm_up_is_over():
+    """A controller's clock runs from its first genmove: clear_board (which every controller sends
+    before a game) answers only once the player is built and every kernel warmed up, so that no
+    compile is charged to a move."""
+    held = _HeldLoader()
+    session = Session(EngineConfig(size=9, search="heuristic", seed=1, playouts=16),
+                      lambda: held)
+    r_in, w_in = os.pipe()
+    out = io.BytesIO()
+    server = Server(session, REGISTRY, stdin=os.fdopen(r_in, "rb"), stdout=out)
+    session.start_loading()
+    serving = threading.Thread(target=server.serve, daemon=True)
+    serving.start()
+    with os.fdopen(w_in, "wb", buffering=0) as w:
+        w.write(b"1 name\n2 boardsize 9\n3 clear_board\n")
+        session._ready["game"].wait(60)
+        time.sleep(0.5)
+        assert b"=3" not in out.getvalue() and not session.is_ready("player")
+        held.release.set()
+        w.write(b"4 genmove b\n5 quit\n")
+    serving.join(120)
+    answers = out.getvalue().decode()
+    assert "=1 " in answers and "=3" in answers and "=4 " in answers, answers
+    assert answers.index("=3") < answers.index("=4 ")

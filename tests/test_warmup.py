@@ -24,7 +24,7 @@ from test_player_pass import OPEN_LOSS_SGF
 def _signatures() -> dict[str, tuple]:
     out = {}
     for name, module in list(sys.modules.items()):
-        if not name.startswith(("engine", "models", "gtp")):
+        if not name.startswith("goengine."):
             continue
         for attr, value in list(vars(module).items()):
             if isinstance(value, CPUDispatcher):
@@ -34,27 +34,34 @@ def _signatures() -> dict[str, tuple]:
 
 def _game_script(sgf_path) -> list[str]:
     """Every command family: setup, play, genmove and its pass judgement, cleanup, analysis,
-    the count, handicap, SGF, time, GoGui, sizes the models cover and one they do not."""
-    lines = ["boardsize 9", "clear_board", "komi 6.5", "play b e5", "genmove w", "undo",
-             "time_settings 60 5 1", "time_left b 50 0", "genmove w", "play b pass",
-             "genmove w", "showboard", "final_score", "final_status_list dead",
-             "lz-analyze b 10", "kata-analyze b 10 ownership true", "kata-genmove_analyze b 10",
-             "gogui-best_moves", "gogui-visit_heatmap", "gogui-ownership",
-             f"loadsgf {sgf_path}", "genmove w", "kgs-genmove_cleanup w",
-             "kgs-rules japanese", "genmove w", "final_score", "kgs-rules chinese",
-             "boardsize 19", "clear_board", "fixed_handicap 4", "genmove w", "play b pass",
-             "genmove w", "boardsize 13", "clear_board", "place_free_handicap 3", "genmove w",
-             "play b pass", "genmove w", "final_status_list dead", "boardsize 9", "clear_board",
-             "set_free_handicap c3 g7", "genmove w", "printsgf"]
-    return lines
+    the count, handicap (fixed, free, set), SGF, the time systems, GoGui, parameters, the sizes
+    the models cover and one they do not."""
+    return ["boardsize 9", "clear_board", "komi 6.5", "play b e5", "genmove w", "undo",
+            "time_settings 60 5 1", "time_left b 50 0", "genmove w", "play b pass",
+            "genmove w", "showboard", "final_score", "final_status_list dead",
+            "final_status_list alive", "final_status_list seki", "reg_genmove b",
+            "lz-analyze b 10", "kata-analyze b 10 ownership true", "kata-genmove_analyze b 10",
+            "lz-genmove_analyze w 10", "gogui-best_moves", "gogui-visit_heatmap",
+            "gogui-ownership", "gogui-analyze_commands", "kata-list-params",
+            "kata-set-param maxVisits 40", "kata-get-param maxVisits",
+            f"loadsgf {sgf_path}", "genmove w", "kgs-genmove_cleanup w",
+            "kgs-rules japanese", "genmove w", "final_score", "kgs-rules chinese",
+            "kgs-time_settings canadian 30 10 5", "time_left w 9 4", "genmove w",
+            "kata-time_settings fischer-capped 30 2 60 -1", "genmove w", "kgs-game_over",
+            "boardsize 19", "clear_board", "komi -40", "fixed_handicap 4", "genmove w",
+            "play b pass", "genmove w", "final_score", "komi 7.5", "boardsize 13", "clear_board",
+            "place_free_handicap 3", "genmove w", "play b pass", "genmove w",
+            "final_status_list dead", "boardsize 9", "clear_board", "set_free_handicap c3 g7",
+            "genmove w", "printsgf", "cputime"]
 
 
 @pytest.mark.slow
-def test_no_numba_compile_after_warm_up(tmp_path):
+@pytest.mark.parametrize("search", ["alphago", "zero", "policy", "heuristic"])
+def test_no_numba_compile_after_warm_up(tmp_path, search):
     sgf = tmp_path / "game.sgf"
     sgf.write_bytes(OPEN_LOSS_SGF)
-    session = Session(EngineConfig(size=9, search="alphago", auto_search=True, seed=1,
-                                   playouts=64), lambda: loader)
+    session = Session(EngineConfig(size=9, search=search, auto_search=True, seed=1,
+                                   playouts=48), lambda: loader)
     session.params["gogui_search_seconds"] = 0.2
     script = "".join(f"{i} {line}\n" for i, line in enumerate(_game_script(sgf), 1))
     out = io.BytesIO()
@@ -62,6 +69,7 @@ def test_no_numba_compile_after_warm_up(tmp_path):
     session.start_loading()
     session.wait_ready("player")
     before = _signatures()
+    assert len(before) > 50, sorted(before)      # the engine's kernels are there to be watched
     server.serve()
     after = _signatures()
     answers = out.getvalue().decode()

@@ -58,8 +58,10 @@ def boardsize(s: Session, args) -> str:
     return ""
 
 
-@command("clear_board")
+@command("clear_board", needs="player")
 def clear_board(s: Session, args) -> str:
+    """Waits for the player and the warm-up: controllers send it before a game and start the
+    clock at the first genmove, so no compile is charged to a move."""
     s.new_game()
     return ""
 
