@@ -84,7 +84,8 @@ class Player:
         if name in {f.name for f in dataclasses.fields(self.time.config)}:
             cur = getattr(self.time.config, name)
             val = None if value.lower() == "none" else float(value) if cur is None else _parse(type(cur), value)
-            self.time = TimeManager(dataclasses.replace(self.time.config, **{name: val}))
+            self.time = TimeManager(dataclasses.replace(self.time.config, **{name: val}),
+                                    lag=self.time.lag)
             return
         raise KeyError(f"unknown parameter {name!r}")
 
@@ -102,8 +103,6 @@ class Player:
     def _run(self, game, color, clock: Clock | None, stop=None, report=None,
              report_interval: float = 1.0) -> SearchResult:
         budget, hard = self.time.limits(clock, color, game.move_number, game.size)
-        watch = Stopwatch()
-        watch.start()
         self._judge_terminals(game, color)
         if self.config.playouts is not None or self.config.visits is not None:
             # count-limited, but a clock still caps the time
@@ -114,8 +113,6 @@ class Player:
         else:
             res = self.search.search(game, color, seconds=budget, stop=stop, report=report,
                                      report_interval=report_interval)
-        if clock is not None:
-            self.time.charge(clock, color, watch.stop())
         if self.search.dead_at_terminals is not None:
             self._count_lead(game, res)
         self.last_result = res
@@ -139,13 +136,22 @@ class Player:
         """The move to play for `color` (a Loc, PASS or RESIGN). Does not play it. `report`
         receives a SearchResult every `report_interval` seconds (genmove_analyze)."""
         with self._lock:
-            self.last_result = None
-            if not game.legal_moves(color):
-                return PASS
-            res = self._run(game, color, clock, stop, report, report_interval)
-            if self._should_resign(game, color, res):
-                return RESIGN
-            return self._choose(game, color, res, cleanup)
+            watch = Stopwatch()
+            watch.start()
+            move = self._genmove(game, color, clock, stop, cleanup, report, report_interval)
+            if clock is not None:
+                # the whole move (search, dead stones, choice) is what the clock charges
+                self.time.charge(clock, color, watch.stop())
+            return move
+
+    def _genmove(self, game, color, clock, stop, cleanup, report, report_interval) -> int:
+        self.last_result = None
+        if not game.legal_moves(color):
+            return PASS
+        res = self._run(game, color, clock, stop, report, report_interval)
+        if self._should_resign(game, color, res):
+            return RESIGN
+        return self._choose(game, color, res, cleanup)
 
     def cleanup_genmove(self, game, color, clock: Clock | None = None, stop=None) -> int:
         """kgs-genmove_cleanup: like genmove, but never pass while dead opponent stones remain."""

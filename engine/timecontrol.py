@@ -42,6 +42,7 @@ __all__ = [
     "ColorClock",
     "TimeConfig",
     "TimeManager",
+    "LagEstimator",
     "Stopwatch",
 ]
 
@@ -171,6 +172,7 @@ class Clock:
         elif self.main_time_cap is not None and self.main_time_cap < self.main_time:
             raise ValueError("fischer-capped: the main time cap must be >= the main time")
         self._state: dict[int, ColorClock] = {}
+        self.generation = -1
         self.reset()
 
     # ---------------------------------------------------------------- constructors
@@ -234,6 +236,7 @@ class Clock:
     def reset(self) -> None:
         """Both clocks back to the start of a game (e.g. on `clear_board`)."""
         self._state = {BLACK: self._fresh(), WHITE: self._fresh()}
+        self.generation += 1            # reports from before a reset belong to another game
 
     def state(self, color: int) -> ColorClock:
         """A copy of one colour's clock."""
@@ -280,6 +283,27 @@ class Clock:
                 s.period_left = t if (n > 0 or t > 0) else self.period_time
                 s.stones_left = min(n, self.stones) if n > 0 else self.stones
         self._state[c] = s
+
+    def charged(self, before: ColorClock, after: ColorClock) -> float | None:
+        """Seconds the controller charged for one move, from its reports just before the move
+        (`before`) and just after it (`after`); None where the reports cannot show it: a byo-yomi
+        period starts afresh after every move, a Canadian period after its last stone, a simple
+        clock after every move, a capped Fischer clock may have thrown increment away, and the
+        step from main time into overtime mixes both."""
+        if not (before.reported and after.reported) or before.flagged:
+            return None
+        if self.system == "absolute":
+            return before.main_left - after.main_left
+        if self.system == "fischer":
+            if self.main_time_cap is not None and after.main_left >= self.main_time_cap - 1e-9:
+                return None
+            return before.main_left + self.increment - after.main_left
+        if self.system in ("byoyomi", "canadian") and not before.in_overtime and not after.in_overtime:
+            return before.main_left - after.main_left
+        if (self.system == "canadian" and before.in_overtime and after.in_overtime
+                and after.stones_left == before.stones_left - 1):
+            return before.period_left - after.period_left
+        return None
 
     def spend(self, color: int, seconds: float, lag: float | None = None, tolerance: float = 0.0) -> float:
         """Charge `seconds` of thinking plus `lag` (default `assumed_lag`) to `color` and advance its
@@ -385,7 +409,16 @@ class TimeConfig:
     """Time management knobs. Board-size dependent numbers are fractions of the board area N*N."""
 
     # Seconds kept back on every move for GTP / network / server lag (LZ#2296: per move, not per period).
-    lag_margin: float = 1.0
+    # None: measured from the controller's time_left reports (`LagEstimator`); a number fixes it.
+    lag_margin: float | None = None
+    # The measured margin: lag_initial (Leela Zero's and KataGo's fixed 1 s) until lag_min_samples
+    # moves have been measured, then mean + lag_sigmas * sd of the last lag_window moves' lag (a
+    # high quantile: 99.4% of a normal), never below lag_min.
+    lag_initial: float = 1.0
+    lag_min_samples: int = 5
+    lag_window: int = 50
+    lag_sigmas: float = 2.5
+    lag_min: float = 0.1
     # The per-move lag margin is at least this fraction of the overtime time per move (byo-yomi period,
     # Canadian period / stones, simple time per move, Fischer increment).
     lag_fraction: float = 0.05
@@ -417,12 +450,16 @@ class TimeConfig:
     max_time_per_move: float | None = None
 
     def __post_init__(self) -> None:
-        for name in ("lag_margin", "lag_fraction", "min_move_time", "game_length", "min_moves_left",
+        for name in ("lag_fraction", "min_move_time", "game_length", "min_moves_left",
                      "min_moves_left_abs", "reserve_moves", "middle_game_emphasis", "increment_fraction",
-                     "default_time_per_move"):
+                     "default_time_per_move", "lag_initial", "lag_sigmas", "lag_min"):
             v = getattr(self, name)
             if not (v >= 0):
                 raise ValueError(f"TimeConfig.{name} must be >= 0, got {v!r}")
+        if self.lag_margin is not None and not (self.lag_margin >= 0):
+            raise ValueError(f"TimeConfig.lag_margin must be >= 0 or None, got {self.lag_margin!r}")
+        if self.lag_min_samples < 2 or self.lag_window < self.lag_min_samples:
+            raise ValueError("TimeConfig: need 2 <= lag_min_samples <= lag_window")
         if not (self.middle_game_width > 0):
             raise ValueError("TimeConfig.middle_game_width must be > 0")
         if not (self.max_extension >= 1):
@@ -431,6 +468,58 @@ class TimeConfig:
             v = getattr(self, name)
             if v is not None and not (v > 0):
                 raise ValueError(f"TimeConfig.{name} must be > 0 or None, got {v!r}")
+
+
+class LagEstimator:
+    """The lag a controller adds to each of our moves, measured from its `time_left` reports: the
+    decrease of our clock between the report before a move and the report after it, minus our own
+    thinking time (`Clock.charged`). The margin is a high quantile of that lag over the last moves:
+    mean + k * sd (TimeConfig.lag_*).
+
+    Controllers report whole seconds (GTP's time_left takes an integer; KGS, gtp2ogs and engine-match
+    send one), so each sample carries the difference of two truncations: an error in (-1, 1) with
+    variance 1/6, which the spread leaves out. The mean needs no correction: over consecutive moves
+    the truncations cancel, leaving at most 1 s over the whole window.
+    """
+
+    QUANTISATION_VAR = 1.0 / 6.0     # variance of the difference of two uniform [0, 1) fractions
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self.whole_seconds = True     # every report so far was a whole number of seconds
+        self._pending: dict[int, tuple] = {}
+
+    def moved(self, clock: Clock, color: int, elapsed: float) -> None:
+        """Our move for `color` took `elapsed` seconds; `clock` still holds the report before it."""
+        self._pending[color] = (clock, clock.generation, clock.state(color), elapsed)
+
+    def reported(self, clock: Clock, color: int, window: int) -> None:
+        """The controller has just reported `color`'s clock (`Clock.update`)."""
+        pending = self._pending.pop(color, None)
+        if pending is None:
+            return
+        old_clock, generation, before, elapsed = pending
+        if old_clock is not clock or generation != clock.generation:
+            return                      # new time settings or a new game in between
+        after = clock.state(color)
+        charged = clock.charged(before, after)
+        if charged is None:
+            return
+        reports = (before.main_left, before.period_left, after.main_left, after.period_left)
+        self.whole_seconds &= all(float(x).is_integer() for x in reports)
+        self.samples = (self.samples + [charged - elapsed])[-window:]
+
+    def margin(self, config: "TimeConfig") -> float:
+        if config.lag_margin is not None:
+            return config.lag_margin
+        n = len(self.samples)
+        if n < config.lag_min_samples:
+            return config.lag_initial
+        mean = sum(self.samples) / n
+        var = sum((x - mean) ** 2 for x in self.samples) / (n - 1)
+        if self.whole_seconds:
+            var = max(0.0, var - self.QUANTISATION_VAR)
+        return max(config.lag_min, mean + config.lag_sigmas * math.sqrt(var))
 
 
 @dataclass(frozen=True)
@@ -442,8 +531,9 @@ class _Plan:
 class TimeManager:
     """Turns a clock and the position into a thinking time."""
 
-    def __init__(self, config: TimeConfig | None = None) -> None:
+    def __init__(self, config: TimeConfig | None = None, lag: LagEstimator | None = None) -> None:
         self.config = config if config is not None else TimeConfig()
+        self.lag = lag if lag is not None else LagEstimator()
 
     # ---------------------------------------------------------------- game-shape model
     def moves_left(self, move_number: int, board_size: int) -> float:
@@ -492,10 +582,19 @@ class TimeManager:
 
     def charge(self, clock: Clock | None, color: int, elapsed: float) -> None:
         """Advance our own model of `color`'s clock after a move that took `elapsed` seconds as measured
-        by the engine. The server also counts the transmission lag, which the engine cannot measure, so
-        `lag_margin` is charged on top (conservative). The next `update` replaces the estimate."""
+        by the engine, with the lag margin on top (the server counts the lag too). The controller's
+        next report replaces the estimate and, through `reported`, measures the lag."""
         if clock is not None:
-            clock.spend(color, elapsed, lag=self.config.lag_margin)
+            self.lag.moved(clock, color, elapsed)
+            clock.spend(color, elapsed, lag=self.lag_margin())
+
+    def reported(self, clock: Clock, color: int) -> None:
+        """The controller has reported `color`'s clock: a lag sample if our move came before it."""
+        self.lag.reported(clock, color, self.config.lag_window)
+
+    def lag_margin(self) -> float:
+        """Seconds kept back on each move for lag: fixed, or measured (`LagEstimator`)."""
+        return self.lag.margin(self.config)
 
     @staticmethod
     def _args(color_or_game: Any, move_number: int | None, board_size: int | None) -> tuple[int, int, int]:
@@ -513,7 +612,7 @@ class TimeManager:
         return _color_index(color), max(0, int(move_number)), int(board_size)
 
     def _lag(self, per_move: float) -> float:
-        return max(self.config.lag_margin, self.config.lag_fraction * per_move)
+        return max(self.lag_margin(), self.config.lag_fraction * per_move)
 
     def _absolute(self, s: ColorClock, m: int, n: int, M: float) -> tuple[float, float, float]:
         lag = self._lag(0.0)

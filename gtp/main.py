@@ -73,7 +73,8 @@ def _finite(ctx, param, value):
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="Think on the opponent's time (stops at once on any input; keeps the tree).")
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
-              help="Seconds kept back on every move for network and GUI lag (default 1.0).")
+              help="Seconds kept back on every move for network and GUI lag [default: measured "
+                   "from the controller's time_left reports; 1 s until 5 moves are measured].")
 @click.option("--model-dir", type=click.Path(exists=True, file_okay=False, dir_okay=True),
               default=None, help="Directory of the ONNX models (alphago, zero, policy).")
 @click.option("--playouts", type=click.IntRange(min=1), default=None,

@@ -9,7 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from goengine.engine.timecontrol import BLACK, WHITE, Clock, Stopwatch, TimeConfig, TimeManager
+from goengine.engine.timecontrol import BLACK, WHITE, Clock, LagEstimator, Stopwatch, TimeConfig, \
+    TimeManager
 from goengine.gtp import timekeeping
 
 CFG = TimeConfig()
@@ -53,7 +54,7 @@ def test_kgs_byoyomi_main_time_and_periods():
     st = clock.state(BLACK)
     assert st.in_overtime and st.periods_left == 3 and st.period_left == 27 and st.stones_left == 1
     b, hard = TM.limits(clock, BLACK, 200, 19)
-    assert 20 < b <= hard <= 27 - CFG.lag_margin
+    assert 20 < b <= hard <= 27 - CFG.lag_initial
 
 
 def test_plain_byoyomi_fallback_is_canadian_one_stone():
@@ -66,7 +67,7 @@ def test_plain_byoyomi_fallback_is_canadian_one_stone():
     st = clock.state(BLACK)
     assert st.in_overtime and st.stones_left == 1 and st.period_left == 27
     b, hard = TM.limits(clock, BLACK, 200, 19)
-    assert 20 < b <= hard <= 27 - CFG.lag_margin
+    assert 20 < b <= hard <= 27 - CFG.lag_initial
 
 
 @pytest.mark.parametrize("settings", ["kgs-time_settings canadian 600 300 25", "time_settings 600 300 25"])
@@ -81,8 +82,8 @@ def test_canadian(settings):
     assert st.in_overtime and st.stones_left == 12 and st.period_left == 240
     b, hard = TM.limits(clock, BLACK, 150, 19)
     # the period divided by the stones left, lag kept on EVERY stone (LZ#2296)
-    assert b == pytest.approx(240 / 12 - CFG.lag_margin)
-    assert b <= hard <= 240 - 12 * CFG.lag_margin
+    assert b == pytest.approx(240 / 12 - CFG.lag_initial)
+    assert b <= hard <= 240 - 12 * CFG.lag_initial
     # one stone left in the period: (almost) all of it
     apply_gtp(["time_left black 17 1"], clock)
     assert TM.budget(clock, BLACK, 150, 19) == pytest.approx(16)
@@ -102,7 +103,7 @@ def test_fischer_capped_kata():
     clock = apply_gtp(["kata-time_settings fischer-capped 300 10 -1 8", "time_left black 290 0"])
     assert clock.main_time_cap is None and clock.max_time_per_move == 8
     b, hard = TM.limits(clock, BLACK, 100, 19)
-    assert b <= hard <= 8 - CFG.lag_margin
+    assert b <= hard <= 8 - CFG.lag_initial
 
 
 def test_fischer_plain_fallback_fake_canadian():
@@ -110,19 +111,19 @@ def test_fischer_plain_fallback_fake_canadian():
     clock = apply_gtp(["time_settings 290 10 1", "time_left black 280 0"])
     assert clock.system == "canadian" and clock.stones == 1
     b, hard = TM.limits(clock, BLACK, 30, 19)
-    assert 5 < b <= hard <= 290 - CFG.lag_margin  # 290 s are really on the clock
+    assert 5 < b <= hard <= 290 - CFG.lag_initial  # 290 s are really on the clock
     # left <= inc: time_left <left> 1
     apply_gtp(["time_left black 7 1"], clock)
-    assert TM.hard_limit(clock, BLACK, 100, 19) <= 7 - CFG.lag_margin
+    assert TM.hard_limit(clock, BLACK, 100, 19) <= 7 - CFG.lag_initial
 
 
 def test_simple():
     clock = apply_gtp(["time_settings 0 30 1", "time_left black 30 1"])
     assert clock.system == "simple" and clock.period_time == 30
     b, hard = TM.limits(clock, BLACK, 100, 19)
-    assert b == hard == pytest.approx(30 - max(CFG.lag_margin, CFG.lag_fraction * 30))
+    assert b == hard == pytest.approx(30 - max(CFG.lag_initial, CFG.lag_fraction * 30))
     apply_gtp(["time_left black 10 1"], clock)  # the server says less than the full period is left
-    assert TM.budget(clock, BLACK, 100, 19) == pytest.approx(10 - max(CFG.lag_margin, 1.5))
+    assert TM.budget(clock, BLACK, 100, 19) == pytest.approx(10 - max(CFG.lag_initial, 1.5))
 
 
 def test_absolute():
@@ -432,7 +433,7 @@ def play_game(system, tc, mode, size=19, plies=250, seed=0, extend_every=0, self
                 clock.spend(COLOURS[color], think)  # what engine.player does: the measured time (+ assumed lag)
             else:
                 TM.charge(clock, COLOURS[color], think)
-        server[color].move(think + rng.uniform(0, 0.95 * CFG.lag_margin))
+        server[color].move(think + rng.uniform(0, 0.95 * CFG.lag_initial))
         assert not server[color].flagged, (system, mode, ply, think, clock)
         spent.append(think)
     return server, spent
@@ -481,3 +482,98 @@ def test_simulated_game_without_time_left(system):
 def test_simulated_blitz_9x9_long_game(system, tc, mode):
     # a 9x9 blitz game three times longer than expected (160 plies), the search often extending
     play_game(system, tc, mode, size=9, plies=160, seed=11, extend_every=4)
+
+
+# --------------------------------------------------------------------------- the lag, measured
+def _server_game(tm: TimeManager, server: Clock, lag, think, moves: int, whole=True) -> Clock:
+    """`moves` moves of Black against a server that keeps `server` and charges each move our
+    thinking time plus `lag()`; before every move it reports Black's clock (whole seconds,
+    truncated, as GTP controllers send them) to the engine's own clock, which the engine reads
+    through `TimeManager.reported` and advances through `charge`."""
+    ours = Clock(server.system, server.main_time, server.period_time, server.periods, server.stones,
+                 server.increment)
+    for _ in range(moves):
+        s = server.state(BLACK)
+        left, n = (s.period_left, s.stones_left) if s.in_overtime else (s.main_left, 0)
+        ours.update(BLACK, math.floor(left) if whole else left, n)
+        tm.reported(ours, BLACK)
+        t = think(tm, ours)
+        tm.charge(ours, BLACK, t)
+        server.spend(BLACK, t + lag(), lag=0.0)
+        assert not server.state(BLACK).flagged
+    return ours
+
+
+def _planned(tm, clock):
+    return tm.budget(clock, BLACK, 60, 19)
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_a_small_lag_is_measured_and_the_time_is_used(whole):
+    """time_settings 60 10 10 on 19x19 (10 stones in 10 s after a minute): with 1 s kept back per
+    move nothing is left of 1 s a stone; with a measured lag of 0.02-0.08 s most of it is used."""
+    rng = random.Random(1)
+    tm = TimeManager(TimeConfig())
+    server = Clock.canadian(60, 10, 10)
+    assert tm.lag_margin() == CFG.lag_initial
+    _server_game(tm, server, lambda: rng.uniform(0.02, 0.08), _planned, 60, whole)
+    assert len(tm.lag.samples) >= 40
+    assert CFG.lag_min <= tm.lag_margin() < 0.45
+    overtime = Clock.canadian(60, 10, 10)
+    overtime.update(BLACK, 10, 10)
+    assert _planned(tm, overtime) > 0.5          # was lag_fraction's floor with the fixed 1 s
+    assert _planned(TimeManager(TimeConfig(lag_margin=1.0)), overtime) < 0.2
+
+
+def test_a_large_lag_is_kept_back():
+    """A controller 0.6-1.4 s slow: the margin covers the slow moves, and never losing on time in
+    a long Canadian game (the server's clock flags the colour otherwise) shows it."""
+    rng = random.Random(2)
+    tm = TimeManager(TimeConfig())
+    _server_game(tm, Clock.canadian(30, 30, 10), lambda: rng.uniform(0.6, 1.4), _planned, 150)
+    assert 1.2 <= tm.lag_margin() <= 2.5
+
+
+def test_the_margin_starts_at_one_second_and_a_fixed_margin_stays():
+    tm = TimeManager(TimeConfig())
+    _server_game(tm, Clock.absolute(600), lambda: 0.05, _planned, CFG.lag_min_samples)
+    assert tm.lag_margin() == CFG.lag_initial     # the first report measures nothing
+    fixed = TimeManager(TimeConfig(lag_margin=0.7))
+    _server_game(fixed, Clock.absolute(600), lambda: 0.05, _planned, 30)
+    assert fixed.lag_margin() == 0.7 and len(fixed.lag.samples) == 29
+
+
+def test_no_lag_sample_across_a_new_game_or_new_settings():
+    lag = LagEstimator()
+    clock = Clock.absolute(300)
+    clock.update(BLACK, 250, 0)
+    lag.moved(clock, BLACK, 2.0)
+    clock.reset()
+    clock.update(BLACK, 300, 0)
+    lag.reported(clock, BLACK, 50)
+    lag.moved(clock, BLACK, 2.0)
+    lag.reported(Clock.absolute(300), BLACK, 50)     # another clock (time_settings)
+    assert lag.samples == []
+    clock.update(BLACK, 300, 0)
+    lag.moved(clock, BLACK, 2.0)
+    clock.update(BLACK, 297, 0)
+    lag.reported(clock, BLACK, 50)
+    assert lag.samples == [1.0]
+
+
+@pytest.mark.parametrize("clock, before, after, charged", [
+    (Clock.absolute(300), (250, 0), (247, 0), 3.0),
+    (Clock.fischer(300, 10), (250, 0), (257, 0), 3.0),
+    (Clock.fischer(200, 10, main_time_cap=260), (255, 0), (260, 0), None),   # capped: unknown
+    (Clock.byoyomi(60, 30, 5), (50, 0), (44, 0), 6.0),
+    (Clock.byoyomi(60, 30, 5), (30, 5), (30, 5), None),        # a period starts afresh
+    (Clock.byoyomi(60, 30, 5), (5, 0), (30, 5), None),         # main time into overtime
+    (Clock.canadian(60, 100, 10), (80, 7), (71, 6), 9.0),
+    (Clock.canadian(60, 100, 10), (8, 1), (100, 10), None),    # the period's last stone
+    (Clock.simple(10), (10, 1), (10, 1), None),
+])
+def test_what_the_controller_charged_for_a_move(clock, before, after, charged):
+    clock.update(BLACK, *before)
+    b = clock.state(BLACK)
+    clock.update(BLACK, *after)
+    assert clock.charged(b, clock.state(BLACK)) == charged

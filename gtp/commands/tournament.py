@@ -104,6 +104,8 @@ def time_left(s: Session, args) -> str:
         s.clock = timekeeping.time_left(s.clock, colour, seconds, stones)
     except ValueError as exc:
         raise GtpError(f"syntax error: {exc}") from None
+    if s.is_ready("player"):
+        s.playing_player().time.reported(s.clock, colour)   # measures our last move's lag
     return ""
 
 
