@@ -35,6 +35,8 @@ class EngineConfig:
     batch_size: int | None = None
     policy_temperature: float | None = None
     rollout_threads: int | None = None
+    value_komi: float | None = None   # NetSearchConfig.value_komi / komi_scale
+    komi_scale: float | None = None
     lag_margin: float | None = None   # TimeConfig.lag_margin
     ponder: bool = False              # search on the opponent's time (keeps the tree)
     auto_search: bool = False         # --search auto chose the search: other sizes fall back to

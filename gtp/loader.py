@@ -109,7 +109,9 @@ def _net_config(cfg: EngineConfig, mode: str):
     overrides = {k: v for k, v in (("lam", cfg.lam), ("c_puct", cfg.c_puct), ("n_thr", cfg.n_thr),
                                    ("batch_size", cfg.batch_size),
                                    ("policy_temperature", cfg.policy_temperature),
-                                   ("rollout_threads", cfg.rollout_threads)) if v is not None}
+                                   ("rollout_threads", cfg.rollout_threads),
+                                   ("value_komi", cfg.value_komi), ("komi_scale", cfg.komi_scale))
+                 if v is not None}
     return NetSearchConfig(mode=mode, **overrides)
 
 

@@ -70,6 +70,12 @@ def _finite(ctx, param, value):
               help="Softmax temperature of the SL policy priors (AlphaGo: 0.67).")
 @click.option("--rollout-threads", type=click.IntRange(min=1), default=None,
               help="AlphaGo search: threads sharing each batch's rollouts (default 1).")
+@click.option("--value-komi", type=click.FloatRange(-1000, 1000), default=None, callback=_finite,
+              help="Network searches: the komi the value networks learned at (default 7.5); "
+                   "their win rate is moved to the game's komi by a score model.")
+@click.option("--komi-scale", type=click.FloatRange(min=0), default=None, callback=_finite,
+              help="Network searches: logistic scale of the final score in points per board "
+                   "line, for that move (default 0.45; 0 leaves the win rate at the learned komi).")
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="Think on the opponent's time (stops at once on any input; keeps the tree).")
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
@@ -104,7 +110,7 @@ def _finite(ctx, param, value):
                    "start otherwise compiles for about 40 s. The engine also does this in the "
                    "background at every start, before its first move.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, ponder, lag_margin, model_dir, playouts, visits, time_per_move, threads,
+        rollout_threads, value_komi, komi_scale, ponder, lag_margin, model_dir, playouts, visits, time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
     if warmup:
@@ -121,7 +127,8 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           name=name.strip(), rollout=rollout.lower(), lam=lam, c_puct=c_puct,
                           n_thr=n_thr, batch_size=batch_size,
                           policy_temperature=policy_temperature,
-                          rollout_threads=rollout_threads, lag_margin=lag_margin,
+                          rollout_threads=rollout_threads, value_komi=value_komi,
+                          komi_scale=komi_scale, lag_margin=lag_margin,
                           ponder=ponder)
     if config.search == "auto":
         config = resolve_auto_search(config)

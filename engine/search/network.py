@@ -35,6 +35,7 @@ from goengine.engine.playout import playout, seed as playout_seed
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
+from goengine.engine.search.komi import komi_shift, value_at_komi
 from goengine.engine.search.priors import heuristic_priors
 from goengine.engine.search.result import SearchResult, summarize_root
 from goengine.engine.search.terminal import judged_area_ownership, terminal_mask
@@ -59,6 +60,8 @@ class NetSearchConfig:
     max_moves_factor: float = 3.0  # rollout length cap, in board points
     rollout_threads: int = 1       # threads sharing a batch's rollouts (2: +15% visits/s here,
                                    # no measured strength gain yet)
+    value_komi: float = 7.5        # the komi the value networks learned at (engine.search.komi)
+    komi_scale: float = 0.45       # logistic scale of the final score, points per board line
 
 
 # ---- numba kernels ------------------------------------------------------------------------------
@@ -344,6 +347,8 @@ class NetworkSearch:
         self._use_value = (cfg.mode == "zero") or (self.value is not None and cfg.lam < 1)
         self._lam = 1.0 if (cfg.mode == "alphago" and self.value is None) else (
             0.0 if cfg.mode == "zero" else cfg.lam)
+        # the rollouts and terminals are scored at the game's komi; the value networks are not
+        self._komi_shift = komi_shift(game.komi, cfg.value_komi, game.size, cfg.komi_scale)
         if t.ti[T.I_FIRST, t.root] < 0:
             self._expand_root(game, st0, meta0, root_hist, hist_len, moves_buf, priors_buf)
         self._add_root_noise()
@@ -430,7 +435,8 @@ class NetworkSearch:
             v_black = 0.0
             if values is not None:
                 v = float(values[j])
-                v_black = v if metas[j][B.M_TOPLAY] == B.BLACK else -v
+                v_black = value_at_komi(v if metas[j][B.M_TOPLAY] == B.BLACK else -v,
+                                        self._komi_shift)
             zb = float(z[j]) if z is not None else 0.0
             T.backup(t.ti, t.tf, p, len(p), zb, z is not None, v_black, values is not None,
                      cfg.n_vl)

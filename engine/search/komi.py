@@ -1,0 +1,35 @@
+"""The value networks' win rate at a komi other than the one they learned (docs/algorithms.md §2.3).
+
+The bundled value networks have no komi input: they learned the outcome of games played at 7.5.
+Until a network takes the komi as an input, a score model moves their value to the komi set:
+Black's final margin on the board (before komi) is taken as logistic around a mean mu with scale
+s = `komi_scale` * N points (a wider spread on a larger board), so that
+
+    P(Black wins at komi k) = 1 / (1 + exp(-(mu - k) / s)),   v = 2P - 1 = tanh((mu - k) / 2s)
+
+and the value at the learned komi k0 gives mu; at komi k
+
+    v_k = tanh(atanh(v_k0) + (k0 - k) / 2s).
+
+A komi 40 points against a side turns an even position into a sure loss on 9x9 and 19x19 alike,
+and the win rate and the resignation rule follow the komi actually set.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+VALUE_LIMIT = 1.0 - 1e-9      # atanh(+-1) is infinite: a sure result stays (almost) sure
+
+
+def komi_shift(komi: float, value_komi: float, size: int, komi_scale: float) -> float:
+    """The shift of atanh(v) (Black's view) from the learned komi to `komi`; 0 when they agree."""
+    if komi == value_komi or komi_scale <= 0:
+        return 0.0
+    return (value_komi - komi) / (2.0 * komi_scale * size)
+
+
+def value_at_komi(v_black, shift: float):
+    """Black's value(s) learned at the networks' komi, moved by `komi_shift`."""
+    if shift == 0.0:
+        return v_black
+    return np.tanh(np.arctanh(np.clip(v_black, -VALUE_LIMIT, VALUE_LIMIT)) + shift)
