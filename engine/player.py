@@ -127,9 +127,14 @@ class Player:
         own = res.ownership_black
         if own is None:
             return
+        res.score_lead_black = self._lead_by_ownership(game, own)
+
+    def _lead_by_ownership(self, game, own) -> float:
+        """Black's lead with each point counted for the side that owns it in most playouts (+1
+        black), dead stones judged, under the game's rules."""
         dead = self.judgement(game).dead
         rules_diff = game.score(dead) - game.area_score(dead)
-        res.score_lead_black = float(np.sum(np.sign(own)) - game.komi + rules_diff)
+        return float(np.sum(np.sign(own)) - game.komi + rules_diff)
 
     def genmove(self, game, color, clock: Clock | None = None, stop=None,
                 cleanup: bool = False, report=None, report_interval: float = 1.0) -> int:
@@ -189,11 +194,16 @@ class Player:
         the dead stones (a player's stones inside the other's area are taken off by agreement, or
         by a referee, on KGS, OGS and in engine-match). Under area scoring the board as it stands
         (Tromp-Taylor) must be won too: capturing dead stones first costs nothing there, and it
-        does not depend on our judgement of them."""
+        does not depend on our judgement of them. And the game played out must be won too (each
+        point to the side that owns it in most of the judgement's playouts): on an open board,
+        where the empty points touch both colours and count for no one as the board stands, a
+        referee or a server's estimator gives the frameworks to the side around them."""
         sign = 1.0 if color == BLACK else -1.0
         tt = sign * game.area_score()
-        final = sign * game.score(self.judgement(game).dead)
-        return final > 0 and (tt > 0 or game.rules.scoring == "territory")
+        judged = self.judgement(game)
+        final = sign * game.score(judged.dead)
+        played_out = sign * self._lead_by_ownership(game, judged.ownership)
+        return final > 0 and played_out > 0 and (tt > 0 or game.rules.scoring == "territory")
 
     def judgement(self, game) -> Judgement:
         """The dead stones of the position (engine.deadstones), judged once per board: the one

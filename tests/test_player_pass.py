@@ -126,3 +126,29 @@ def test_lost_game_after_the_opponents_pass_is_resigned():
     player = Player(MctsSearch(seed=3), PlayerConfig(playouts=3000, resign_consecutive=1))
     assert player.genmove(g, BLACK) == RESIGN
     assert player.last_result.winrate < player.config.resign_threshold
+
+
+def _open_board_black_passes() -> Game:
+    """9x9 after 14 moves: black's framework on the left, white's on the right, every empty point
+    still touching both colours; black passes. As the board stands (Tromp-Taylor) no empty point
+    counts, so white wins by the komi; played out, black's side is the larger."""
+    g = Game(9, Rules(komi=7.5))
+    for b, w in zip(("C3", "C5", "C7", "D4", "D6", "E3", "E7"),
+                    ("G3", "G7", "H5", "F5", "G5", "F7", "H7")):
+        g.play(BLACK, parse_gtp(b, 9))
+        g.play(WHITE, parse_gtp(w, 9))
+    g.play(BLACK, PASS)
+    return g
+
+
+@pytest.mark.parametrize("make", [_heuristic_player, _policy_alone])
+def test_does_not_pass_on_an_open_board_won_only_as_it_stands(make):
+    """A game lost this way (the opponent passed from move 12, our pass at move 14, counted B+27.5
+    by the referee): the count as it stands and with dead stones off both say W+7.5 here, the
+    game played out does not."""
+    g = _open_board_black_passes()
+    player = make()
+    judged = player.judgement(g)
+    assert g.area_score() < 0 and g.area_score(judged.dead) < 0
+    assert player._lead_by_ownership(g, judged.ownership) > 0
+    assert player.genmove(g, WHITE) not in (PASS, RESIGN)
