@@ -21,6 +21,9 @@ class EngineConfig:
     rules: str = "chinese"            # a name of engine.rules.NAMED_RULES
     search: str = "heuristic"         # heuristic | alphago | zero | policy
     model_dir: str | None = None      # where the ONNX files are (None: the bundled ones)
+    policy_file: str | None = None    # one network file of a kind, in place of <model_dir>/<kind>
+    value_file: str | None = None
+    zero_file: str | None = None
     playouts: int | None = None       # new simulations per move (None: the player's default)
     visits: int | None = None         # root visits per move, reused tree included
     time_per_move: float | None = None  # seconds per move when no clock is set
@@ -61,7 +64,10 @@ SEARCH_MODELS = {
 
 
 def resolve_auto_search(config: EngineConfig) -> EngineConfig:
-    """--search auto: the AlphaGo search when its models are there, else the heuristic MCTS."""
+    """--search auto: the Zero search when only a Zero network is named (--zero FILE), else the
+    AlphaGo search when its models are there, else the heuristic MCTS."""
+    if config.zero_file and not config.policy_file:
+        return replace(config, search="zero", auto_search=True)
     have = all(os.path.isfile(model_path(config, kind))
                for kind, required in SEARCH_MODELS["alphago"] if required)
     return replace(config, search="alphago" if have else "heuristic", auto_search=True)
@@ -90,5 +96,9 @@ def check_search(config: EngineConfig) -> str | None:
 
 
 def model_path(config: EngineConfig, kind: str) -> str:
-    """<model-dir>/<kind>.onnx, or the bundled model of that kind."""
+    """The file named for the kind (--policy, --value, --zero), else <model-dir>/<kind>.onnx, else
+    the bundled model of that kind."""
+    named = getattr(config, f"{kind}_file", None)
+    if named:
+        return named
     return os.path.join(config.model_dir or BUNDLED_DIR, MODEL_FILES[kind])

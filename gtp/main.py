@@ -83,6 +83,13 @@ def _finite(ctx, param, value):
                    "from the controller's time_left reports; 1 s until 5 moves are measured].")
 @click.option("--model-dir", type=click.Path(exists=True, file_okay=False, dir_okay=True),
               default=None, help="Directory of the ONNX models (alphago, zero, policy).")
+@click.option("--policy", "policy_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Policy network ONNX to play with (e.g. an engine-train rl export), in place of "
+                   "the model directory's; with --search policy it plays alone.")
+@click.option("--value", "value_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Value network ONNX for the AlphaGo search.")
+@click.option("--zero", "zero_file", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Zero (policy + value) network ONNX; alone it selects --search zero.")
 @click.option("--playouts", type=click.IntRange(min=1), default=None,
               help="New simulations per move (Leela Zero's -p; default: by time).")
 @click.option("--visits", type=click.IntRange(min=1), default=None,
@@ -110,7 +117,8 @@ def _finite(ctx, param, value):
                    "start otherwise compiles for about 40 s. The engine also does this in the "
                    "background at every start, before its first move.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, value_komi, komi_scale, ponder, lag_margin, model_dir, playouts, visits, time_per_move, threads,
+        rollout_threads, value_komi, komi_scale, ponder, lag_margin, model_dir, policy_file,
+        value_file, zero_file, playouts, visits, time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
     if warmup:
@@ -121,7 +129,8 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
     if not name.strip() or any(ch in name for ch in "\r\n#"):
         raise click.BadParameter("must be one line of text without '#'", param_hint="--name")
     config = EngineConfig(size=size, komi=komi, rules=rules.lower(), search=search.lower(),
-                          model_dir=model_dir, playouts=playouts, visits=visits,
+                          model_dir=model_dir, policy_file=policy_file, value_file=value_file,
+                          zero_file=zero_file, playouts=playouts, visits=visits,
                           time_per_move=time_per_move,
                           threads=threads, resign_threshold=resign_threshold, seed=seed,
                           name=name.strip(), rollout=rollout.lower(), lam=lam, c_puct=c_puct,

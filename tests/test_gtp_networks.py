@@ -71,6 +71,25 @@ def test_missing_models_are_a_command_line_error(tmp_path):
     assert b"needs a zero model" in proc.stderr
 
 
+def test_a_network_file_plays_without_a_model_directory(model_dir, tmp_path):
+    """--policy / --zero FILE, as Leela Zero's -w and KataGo's -model: any exported network, from
+    anywhere; --zero alone picks the Zero search."""
+    own = tmp_path / "my-rl-policy.onnx"
+    own.write_bytes((model_dir / "policy.onnx").read_bytes())
+    with Engine("--search", "policy", "--policy", str(own), "--size", "9") as e:
+        assert e.ok("version").endswith("(policy)")
+        assert VERTEX.fullmatch(e.ok("genmove b", timeout=60))
+    zero = tmp_path / "gen-3.onnx"
+    zero.write_bytes((model_dir / "zero.onnx").read_bytes())
+    with Engine("--zero", str(zero), "--size", "9", "--playouts", "16") as e:
+        assert e.ok("version").endswith("(zero)")
+        assert VERTEX.fullmatch(e.ok("genmove b", timeout=60))
+    proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", "--policy",
+                           str(tmp_path / "missing.onnx")], capture_output=True, cwd=ROOT,
+                          timeout=30, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and b"missing.onnx" in proc.stderr
+
+
 def test_alphago_analysis_shows_value_and_rollout_parts(model_dir):
     """kata-analyze of the AlphaGo search: the value network's and the rollouts' win rates of each
     move, apart (valueWinrate, rolloutWinrate), and the line still parses as Sabaki reads it."""
