@@ -264,10 +264,11 @@ class Match:
         res.moves = len(game.history)
         res.duration = time.monotonic() - start
         for color, p in by_color.items():
+            longest = max(spent[color], default=0.0)
             if p.label == "A":
-                res.time_a, res.moves_a = sum(spent[color]), len(spent[color])
+                res.time_a, res.moves_a, res.longest_a = sum(spent[color]), len(spent[color]), longest
             else:
-                res.time_b, res.moves_b = sum(spent[color]), len(spent[color])
+                res.time_b, res.moves_b, res.longest_b = sum(spent[color]), len(spent[color]), longest
         if cfg.sgf_dir:
             res.sgf = self._write_sgf(game, res, comments)
         return res

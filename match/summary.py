@@ -30,6 +30,8 @@ class GameResult:
     moves_a: int = 0
     time_b: float = 0.0
     moves_b: int = 0
+    longest_a: float = 0.0         # the longest genmove, seconds (the closest call on a clock)
+    longest_b: float = 0.0
     sgf: str | None = None
 
     def as_dict(self) -> dict:
@@ -52,6 +54,7 @@ class MatchSummary:
     winrate_a: float
     interval_a: tuple[float, float]
     avg_move_time: dict[str, float | None]
+    longest_move: dict[str, float]
     results: list[GameResult]
 
     def as_dict(self) -> dict:
@@ -85,7 +88,8 @@ class MatchSummary:
         for lab in ("A", "B"):
             t = self.avg_move_time[lab]
             lines.append(f"  {lab} average time per move: "
-                         + ("n/a" if t is None else f"{t:.3f} s"))
+                         + ("n/a" if t is None else f"{t:.3f} s")
+                         + f", longest {self.longest_move[lab]:.2f} s")
         return "\n".join(lines)
 
 
@@ -132,6 +136,8 @@ def summarize(results: Sequence[GameResult], names: dict[str, str]) -> MatchSumm
         forfeits=dict(forfeits), forfeit_reasons=dict(reasons), ends=dict(ends),
         winrate_a=winrate, interval_a=wilson_interval(score_a, decided),
         avg_move_time={k: (t[k] / m[k] if m[k] else None) for k in ("A", "B")},
+        longest_move={"A": max((r.longest_a for r in results), default=0.0),
+                      "B": max((r.longest_b for r in results), default=0.0)},
         results=list(results))
 
 

@@ -247,6 +247,9 @@ def test_cli_full_match_gnugo_vs_gnugo(tmp_path):
         assert rec.size == 9 and rec.komi == 7.0 and rec.result == row["result"]
         assert rec.black_player.startswith("GNU Go") and len(rec.moves) == row["moves"]
         assert row["end"] in ("score", "resign") and row["forfeit_by"] is None
+        for lab in "ab":   # the longest move: more than the average, within the total
+            assert row[f"time_{lab}"] / row[f"moves_{lab}"] <= row[f"longest_{lab}"]
+            assert row[f"longest_{lab}"] <= row[f"time_{lab}"]
     assert (out / "results.csv").read_text().count("\n") == 3
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == 2 and summary["wins"]["A"] + summary["wins"]["B"] + \
