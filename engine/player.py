@@ -69,6 +69,7 @@ class Player:
         self._low_streak = {BLACK: 0, WHITE: 0}
         self._last_winrate = {BLACK: None, WHITE: None}
         self._judged = None         # (board, Judgement) of the last position judged
+        self._planned = None        # the seconds the last genmove's search was given
         self._lock = threading.Lock()
 
     # ---- parameters ---------------------------------------------------------------------------
@@ -111,8 +112,10 @@ class Player:
                                      stop=stop, report=report, report_interval=report_interval,
                                      visits=self.config.visits)
         else:
+            seconds = budget
             res = self.search.search(game, color, seconds=budget, stop=stop, report=report,
                                      report_interval=report_interval)
+        self._planned = seconds           # what the move was planned to take (its overrun: lag)
         if self.search.dead_at_terminals is not None:
             self._count_lead(game, res)
         self.last_result = res
@@ -143,10 +146,11 @@ class Player:
         with self._lock:
             watch = Stopwatch()
             watch.start()
+            self._planned = None
             move = self._genmove(game, color, clock, stop, cleanup, report, report_interval)
             if clock is not None:
                 # the whole move (search, dead stones, choice) is what the clock charges
-                self.time.charge(clock, color, watch.stop())
+                self.time.charge(clock, color, watch.stop(), self._planned)
             return move
 
     def _genmove(self, game, color, clock, stop, cleanup, report, report_interval) -> int:

@@ -417,6 +417,7 @@ class TimeConfig:
     lag_initial: float = 1.0
     lag_min_samples: int = 5
     lag_window: int = 50
+    lag_block: int = 4          # whole-second reports: consecutive samples averaged (truncation)
     lag_sigmas: float = 2.5
     lag_min: float = 0.1
     # The per-move lag margin is at least this fraction of the overtime time per move (byo-yomi period,
@@ -460,6 +461,8 @@ class TimeConfig:
             raise ValueError(f"TimeConfig.lag_margin must be >= 0 or None, got {self.lag_margin!r}")
         if self.lag_min_samples < 2 or self.lag_window < self.lag_min_samples:
             raise ValueError("TimeConfig: need 2 <= lag_min_samples <= lag_window")
+        if self.lag_block < 1:
+            raise ValueError("TimeConfig.lag_block must be >= 1")
         if not (self.middle_game_width > 0):
             raise ValueError("TimeConfig.middle_game_width must be > 0")
         if not (self.max_extension >= 1):
@@ -477,21 +480,31 @@ class LagEstimator:
     mean + k * sd (TimeConfig.lag_*).
 
     Controllers report whole seconds (GTP's time_left takes an integer; KGS, gtp2ogs and engine-match
-    send one), so each sample carries the difference of two truncations: an error in (-1, 1) with
-    variance 1/6, which the spread leaves out. The mean needs no correction: over consecutive moves
-    the truncations cancel, leaving at most 1 s over the whole window.
+    send one), so each sample carries the difference of two truncations, an error in (-1, 1) s.
+    Over consecutive moves the truncations cancel (the sum of k samples carries only the first and
+    the last), so the quantile is taken over the means of `lag_block` consecutive samples, whose
+    error is at most 1/lag_block, and the spread leaves out the variance that error can have.
+
+    Our own overrun is kept back too: the move's time beyond what the search was planned to take
+    (the last batch, the choice around a pass, the answer), measured on every move, high quantile
+    the same way. It grows when other processes share the CPU.
     """
 
     QUANTISATION_VAR = 1.0 / 6.0     # variance of the difference of two uniform [0, 1) fractions
 
     def __init__(self) -> None:
         self.samples: list[float] = []
+        self.overruns: list[float] = []
         self.whole_seconds = True     # every report so far was a whole number of seconds
         self._pending: dict[int, tuple] = {}
 
-    def moved(self, clock: Clock, color: int, elapsed: float) -> None:
-        """Our move for `color` took `elapsed` seconds; `clock` still holds the report before it."""
+    def moved(self, clock: Clock, color: int, elapsed: float, planned: float | None,
+              window: int) -> None:
+        """Our move for `color` took `elapsed` seconds, `planned` of them for the search; `clock`
+        still holds the report before it."""
         self._pending[color] = (clock, clock.generation, clock.state(color), elapsed)
+        if planned is not None:
+            self.overruns = (self.overruns + [max(0.0, elapsed - planned)])[-window:]
 
     def reported(self, clock: Clock, color: int, window: int) -> None:
         """The controller has just reported `color`'s clock (`Clock.update`)."""
@@ -512,14 +525,24 @@ class LagEstimator:
     def margin(self, config: "TimeConfig") -> float:
         if config.lag_margin is not None:
             return config.lag_margin
-        n = len(self.samples)
-        if n < config.lag_min_samples:
+        if len(self.samples) < config.lag_min_samples:
             return config.lag_initial
-        mean = sum(self.samples) / n
-        var = sum((x - mean) ** 2 for x in self.samples) / (n - 1)
         if self.whole_seconds:
-            var = max(0.0, var - self.QUANTISATION_VAR)
-        return max(config.lag_min, mean + config.lag_sigmas * math.sqrt(var))
+            k = min(config.lag_block, len(self.samples) - 1)
+            means = [sum(self.samples[i:i + k]) / k for i in range(len(self.samples) - k + 1)]
+            lag = _high_quantile(means, config.lag_sigmas, self.QUANTISATION_VAR / (k * k))
+        else:
+            lag = _high_quantile(self.samples, config.lag_sigmas, 0.0)
+        overrun = _high_quantile(self.overruns, config.lag_sigmas, 0.0) if self.overruns else 0.0
+        return max(config.lag_min, lag) + max(0.0, overrun)
+
+
+def _high_quantile(samples: list[float], sigmas: float, noise_var: float) -> float:
+    """mean + sigmas * sd of `samples`, their variance less `noise_var` (measurement noise)."""
+    n = len(samples)
+    mean = sum(samples) / n
+    var = sum((x - mean) ** 2 for x in samples) / (n - 1) if n > 1 else 0.0
+    return mean + sigmas * math.sqrt(max(0.0, var - noise_var))
 
 
 @dataclass(frozen=True)
@@ -580,12 +603,14 @@ class TimeManager:
         p = self._plan(clock, *self._args(color_or_game, move_number, board_size))
         return p.budget, p.hard
 
-    def charge(self, clock: Clock | None, color: int, elapsed: float) -> None:
+    def charge(self, clock: Clock | None, color: int, elapsed: float,
+               planned: float | None = None) -> None:
         """Advance our own model of `color`'s clock after a move that took `elapsed` seconds as measured
-        by the engine, with the lag margin on top (the server counts the lag too). The controller's
-        next report replaces the estimate and, through `reported`, measures the lag."""
+        by the engine (`planned` of them planned for the search), with the lag margin on top (the
+        server counts the lag too). The controller's next report replaces the estimate and, through
+        `reported`, measures the lag."""
         if clock is not None:
-            self.lag.moved(clock, color, elapsed)
+            self.lag.moved(clock, color, elapsed, planned, self.config.lag_window)
             clock.spend(color, elapsed, lag=self.lag_margin())
 
     def reported(self, clock: Clock, color: int) -> None:
