@@ -284,6 +284,27 @@ class Clock:
                 s.stones_left = min(n, self.stones) if n > 0 else self.stones
         self._state[c] = s
 
+    def available(self, color: int) -> float:
+        """Seconds `color`'s next move may take before the colour loses on time (math.inf without
+        a limit): main time, then what overtime leaves (byo-yomi: every period left, each used up
+        in turn; Canadian: the period; Fischer: the clock, within the cap per move)."""
+        s = self._state[_color_index(color)]
+        if self.system == "none":
+            return math.inf
+        if s.flagged:
+            return 0.0
+        if self.system == "absolute":
+            return s.main_left
+        if self.system == "fischer":
+            cap = self.max_time_per_move
+            return s.main_left if cap is None else min(s.main_left, cap)
+        if not s.in_overtime:
+            periods = self.periods if self.system == "byoyomi" else 1
+            return s.main_left + periods * self.period_time
+        if self.system == "byoyomi":
+            return s.period_left + (s.periods_left - 1) * self.period_time
+        return s.period_left
+
     def charged(self, before: ColorClock, after: ColorClock) -> float | None:
         """Seconds the controller charged for one move, from its reports just before the move
         (`before`) and just after it (`after`); None where the reports cannot show it: a byo-yomi

@@ -244,7 +244,7 @@ class Match:
         game = Game(cfg.size, named_rules(cfg.rules, cfg.komi))
         if cfg.handicap:
             game.set_handicap(game.fixed_handicap_locs(cfg.handicap))
-        spent = {BLACK: [], WHITE: []}
+        spent = {BLACK: [], WHITE: []}     # (seconds taken, seconds the clock allowed) per move
         start = time.monotonic()
         res = GameResult(index=index, black=blab, white=wlab,
                          black_name=by_color[BLACK].name, white_name=by_color[WHITE].name,
@@ -264,11 +264,14 @@ class Match:
         res.moves = len(game.history)
         res.duration = time.monotonic() - start
         for color, p in by_color.items():
-            longest = max(spent[color], default=0.0)
+            moves = spent[color]
+            total, longest = sum(e for e, _ in moves), max((e for e, _ in moves), default=0.0)
+            closest = min((m for m in moves if math.isfinite(m[1])),
+                          key=lambda m: m[1] - m[0], default=None)
             if p.label == "A":
-                res.time_a, res.moves_a, res.longest_a = sum(spent[color]), len(spent[color]), longest
+                res.time_a, res.moves_a, res.longest_a, res.closest_a = total, len(moves), longest, closest
             else:
-                res.time_b, res.moves_b, res.longest_b = sum(spent[color]), len(spent[color]), longest
+                res.time_b, res.moves_b, res.longest_b, res.closest_b = total, len(moves), longest, closest
         if cfg.sgf_dir:
             res.sgf = self._write_sgf(game, res, comments)
         return res
@@ -377,8 +380,9 @@ class Match:
                 return
             color = game.to_play
             other = 3 - color
+            allowed = clock.available(color) if clock is not None else math.inf
             answer, elapsed = self._genmove(by_color[color], color, clock)
-            spent[color].append(elapsed)
+            spent[color].append((elapsed, allowed))
             if answer == "resign":
                 res.end = "resign"
                 res.winner = by_color[other].label

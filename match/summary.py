@@ -30,8 +30,12 @@ class GameResult:
     moves_a: int = 0
     time_b: float = 0.0
     moves_b: int = 0
-    longest_a: float = 0.0         # the longest genmove, seconds (the closest call on a clock)
+    longest_a: float = 0.0         # the longest genmove, seconds
     longest_b: float = 0.0
+    # the closest call on a clock: (seconds the move took, seconds the clock allowed it) of the
+    # move that left the least time (None without a clock)
+    closest_a: tuple[float, float] | None = None
+    closest_b: tuple[float, float] | None = None
     sgf: str | None = None
 
     def as_dict(self) -> dict:
@@ -55,6 +59,7 @@ class MatchSummary:
     interval_a: tuple[float, float]
     avg_move_time: dict[str, float | None]
     longest_move: dict[str, float]
+    closest_call: dict[str, tuple[float, float] | None]
     results: list[GameResult]
 
     def as_dict(self) -> dict:
@@ -89,7 +94,8 @@ class MatchSummary:
             t = self.avg_move_time[lab]
             lines.append(f"  {lab} average time per move: "
                          + ("n/a" if t is None else f"{t:.3f} s")
-                         + f", longest {self.longest_move[lab]:.2f} s")
+                         + f", longest {self.longest_move[lab]:.2f} s"
+                         + _closest(self.closest_call[lab]))
         return "\n".join(lines)
 
 
@@ -138,7 +144,17 @@ def summarize(results: Sequence[GameResult], names: dict[str, str]) -> MatchSumm
         avg_move_time={k: (t[k] / m[k] if m[k] else None) for k in ("A", "B")},
         longest_move={"A": max((r.longest_a for r in results), default=0.0),
                       "B": max((r.longest_b for r in results), default=0.0)},
+        closest_call={"A": _least_slack(r.closest_a for r in results),
+                      "B": _least_slack(r.closest_b for r in results)},
         results=list(results))
+
+
+def _least_slack(calls) -> tuple[float, float] | None:
+    return min((tuple(c) for c in calls if c is not None), key=lambda c: c[1] - c[0], default=None)
+
+
+def _closest(call) -> str:
+    return "" if call is None else f"; closest call {call[0]:.2f} s of {call[1]:.2f} s allowed"
 
 
 def _reason_kind(reason: str) -> str:

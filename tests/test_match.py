@@ -250,6 +250,8 @@ def test_cli_full_match_gnugo_vs_gnugo(tmp_path):
         for lab in "ab":   # the longest move: more than the average, within the total
             assert row[f"time_{lab}"] / row[f"moves_{lab}"] <= row[f"longest_{lab}"]
             assert row[f"longest_{lab}"] <= row[f"time_{lab}"]
+            took, allowed = row[f"closest_{lab}"]       # --time-per-move 1: 1 s a move
+            assert took <= row[f"longest_{lab}"] and allowed == 1.0
     assert (out / "results.csv").read_text().count("\n") == 3
     summary = json.loads((out / "summary.json").read_text())
     assert summary["games"] == 2 and summary["wins"]["A"] + summary["wins"]["B"] + \

@@ -591,3 +591,19 @@ def test_our_own_overrun_is_kept_back_too():
                  overrun=lambda: rng.uniform(0.2, 0.5))
     assert len(tm.lag.overruns) == CFG.lag_window
     assert 0.55 <= tm.lag_margin() <= 1.2
+
+
+def test_what_the_clock_allows_the_next_move():
+    c = Clock.byoyomi(60, 30, 3)
+    assert c.available(BLACK) == 60 + 3 * 30            # main time, then every period in turn
+    c.update(BLACK, 20, 2)
+    assert c.available(BLACK) == 20 + 30                 # this period and one more
+    c = Clock.canadian(20, 2, 1)
+    c.update(WHITE, 1.5, 0)
+    assert c.available(WHITE) == 3.5 and c.available(BLACK) == 22
+    c.update(WHITE, 2, 1)
+    assert c.available(WHITE) == 2
+    c = Clock.fischer(300, 10, 600, 30)
+    assert c.available(BLACK) == 30                       # the cap per move
+    assert Clock.absolute(100).available(BLACK) == 100
+    assert Clock.simple(5).available(WHITE) == 5 and Clock.none().available(BLACK) == math.inf
