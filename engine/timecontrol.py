@@ -438,7 +438,7 @@ class TimeConfig:
     lag_initial: float = 1.0
     lag_min_samples: int = 5
     lag_window: int = 50
-    lag_block: int = 4          # whole-second reports: consecutive samples averaged (truncation)
+    lag_block: int = 8          # whole-second reports: consecutive samples averaged (truncation)
     lag_sigmas: float = 2.5
     lag_min: float = 0.1
     # The per-move lag margin is at least this fraction of the overtime time per move (byo-yomi period,
@@ -559,11 +559,13 @@ class LagEstimator:
 
 
 def _high_quantile(samples: list[float], sigmas: float, noise_var: float) -> float:
-    """mean + sigmas * sd of `samples`, their variance less `noise_var` (measurement noise)."""
+    """mean + sigmas * sd of `samples` (their variance less `noise_var`, measurement noise), and
+    never less than the largest of them: one slow move in the window is kept back for every
+    move, since with a single byo-yomi period a move over its time loses the game."""
     n = len(samples)
     mean = sum(samples) / n
     var = sum((x - mean) ** 2 for x in samples) / (n - 1) if n > 1 else 0.0
-    return mean + sigmas * math.sqrt(max(0.0, var - noise_var))
+    return max(mean + sigmas * math.sqrt(max(0.0, var - noise_var)), max(samples))
 
 
 @dataclass(frozen=True)
