@@ -70,6 +70,8 @@ class Player:
         self._last_winrate = {BLACK: None, WHITE: None}
         self._judged = None         # (board, Judgement) of the last position judged
         self._planned = None        # the seconds the last genmove's search was given
+        self._watch = Stopwatch()   # runs from the start of each genmove
+        self.last_timing = None     # (planned, taken, lag margin now) of the last genmove, seconds
         self._lock = threading.Lock()
 
     # ---- parameters ---------------------------------------------------------------------------
@@ -105,6 +107,11 @@ class Player:
              report_interval: float = 1.0) -> SearchResult:
         budget, hard = self.time.limits(clock, color, game.move_number, game.size)
         self._judge_terminals(game, color)
+        # the limits count from the start of the move: judging dead stones first (after the
+        # opponent's pass: 0.2 s on 19x19, more on a loaded machine) comes out of them
+        used = self._watch.elapsed()
+        floor = self.time.config.min_move_time
+        budget, hard = max(floor, budget - used), max(floor, hard - used)
         if self.config.playouts is not None or self.config.visits is not None:
             # count-limited, but a clock still caps the time
             seconds = hard if clock is not None and clock.system != "none" else None
@@ -144,13 +151,15 @@ class Player:
         """The move to play for `color` (a Loc, PASS or RESIGN). Does not play it. `report`
         receives a SearchResult every `report_interval` seconds (genmove_analyze)."""
         with self._lock:
-            watch = Stopwatch()
+            watch = self._watch
             watch.start()
             self._planned = None
             move = self._genmove(game, color, clock, stop, cleanup, report, report_interval)
+            elapsed = watch.stop()
             if clock is not None:
                 # the whole move (search, dead stones, choice) is what the clock charges
-                self.time.charge(clock, color, watch.stop(), self._planned)
+                self.time.charge(clock, color, elapsed, self._planned)
+            self.last_timing = (self._planned, elapsed, self.time.lag_margin())
             return move
 
     def _genmove(self, game, color, clock, stop, cleanup, report, report_interval) -> int:

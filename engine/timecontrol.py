@@ -747,10 +747,12 @@ class Stopwatch:
     def start(self) -> None:
         self._start = self._now()
 
+    def elapsed(self) -> float:
+        """Seconds since `start` (0 when not running); the watch keeps running."""
+        return 0.0 if self._start is None else max(0.0, self._now() - self._start)
+
     def stop(self) -> float:
-        if self._start is None:
-            return 0.0
-        elapsed = self._now() - self._start
+        elapsed = self.elapsed()
         self._start = None
-        return max(0.0, elapsed)
+        return elapsed
 

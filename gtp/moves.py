@@ -79,7 +79,9 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
             log.error("the player chose an illegal move %s (%s); passing", s.fmt(move), exc)
             move = PASS
             g.play(colour, PASS)
-    log.info("%s %s", COLOUR_NAMES[colour], s.fmt(move))
+    planned, took, margin = p.last_timing
+    log.info("%s %s (%.2f s; planned %s, lag margin %.2f s)", COLOUR_NAMES[colour], s.fmt(move),
+             took, "-" if planned is None else f"{planned:.2f} s", margin)
     s.ponder_pending = play_it and move != RESIGN
     return move
 

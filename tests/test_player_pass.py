@@ -2,6 +2,8 @@
 taken off (as by agreement or a referee on KGS, OGS and in engine-match), not as the board stands."""
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from goengine.engine.board import BLACK, WHITE
@@ -13,6 +15,7 @@ from goengine.engine.replay import replay
 from goengine.engine.rules import Rules
 from goengine.engine.search.mcts import MctsSearch
 from goengine.engine.search.policy import PolicyPlayer
+from goengine.engine.timecontrol import Clock, TimeConfig
 from goengine.sgf_tools.reader import read_sgf
 
 
@@ -152,3 +155,20 @@ def test_does_not_pass_on_an_open_board_won_only_as_it_stands(make):
     assert g.area_score() < 0 and g.area_score(judged.dead) < 0
     assert player._lead_by_ownership(g, judged.ownership) > 0
     assert player.genmove(g, WHITE) not in (PASS, RESIGN)
+
+
+def test_judging_dead_stones_before_the_search_comes_out_of_the_move_time():
+    """After the opponent's pass the dead stones are judged before the search (0.2 s on 19x19,
+    more on a loaded machine): the search gets what is left of the move's time, so the move as a
+    whole keeps to it (a 2 s byo-yomi period was overrun by 0.7 s before)."""
+    g = _open_board_black_passes()
+    slow_judge = PlayerConfig(status_playouts=6_000, allow_resign=False)
+    timer = Player(MctsSearch(seed=3), slow_judge)
+    t0 = time.monotonic()
+    timer.judgement(g)
+    judging = time.monotonic() - t0
+    assert judging > 0.2
+    player = Player(MctsSearch(seed=3), slow_judge, TimeConfig(lag_margin=0.5))
+    player.genmove(g, WHITE, Clock.simple(3.0))
+    planned, took, _ = player.last_timing
+    assert planned <= 2.5 - 0.8 * judging
