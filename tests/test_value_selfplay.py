@@ -87,10 +87,10 @@ def test_same_seed_same_games_and_runs_add_up(players, tmp_path):
 def test_cli_then_value_training_on_two_sizes(tmp_path):
     data = tmp_path / "vdata"
     p = run("value-data", "--out", data, "--size", 9, "--games", 16, "--positions-per-game", 4,
-            "--heldout-fraction", 0.25, "--batch-games", 8)
+            "--heldout-fraction", 0.25, "--batch-games", 8, "--workers", 0)
     assert "positions train" in p.stdout
     run("value-data", "--out", data, "--size", 7, "--games", 16, "--positions-per-game", 4,
-        "--heldout-fraction", 0.25, "--batch-games", 8)
+        "--heldout-fraction", 0.25, "--batch-games", 8, "--workers", 0)
     meta = json.loads((data / "dataset.json").read_text())
     assert meta["sources"] == ["selfplay:0", "selfplay:1"]     # the second run took a new seed
     out = tmp_path / "run"
