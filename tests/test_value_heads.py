@@ -54,8 +54,7 @@ def test_score_is_in_points_and_the_loss_on_score_over_n2():
     for n in (7, 9):
         _, score = net(torch.zeros(2, 49, n, n))
         assert torch.allclose(score, torch.full((2,), 0.5 * n * n))
-        cfg = TrainConfig(kind="value", heads=("score",))
-        terms = aux_loss({"score": score}, None, torch.zeros(2), n, cfg)
+        terms = aux_loss({"score": score}, None, torch.zeros(2), n)
         assert float(terms["score"].detach()) == pytest.approx(0.25)         # (0.5 n^2 / n^2)^2
 
 

@@ -69,7 +69,7 @@ def head_args(cfg: TrainConfig) -> dict:
     return {name: name in cfg.heads for name in AUX_HEADS}
 
 
-def aux_loss(outputs: dict, own, score, n: int, cfg: TrainConfig) -> dict:
+def aux_loss(outputs: dict, own, score, n: int) -> dict:
     """The auxiliary heads' terms, unweighted: {"ownership": MSE per point, "score": MSE of
     score / N^2} for the heads `outputs` holds."""
     terms = {}
@@ -110,7 +110,7 @@ def _loss(net, kind, planes, move, z, own=None, score=None, cfg: TrainConfig | N
         return loss, top1, out
     if isinstance(out, tuple):
         outputs = dict(zip(net.output_names, out))
-        terms = aux_loss(outputs, own, score, planes.shape[-1], cfg)
+        terms = aux_loss(outputs, own, score, planes.shape[-1])
         loss = F.mse_loss(outputs["value"], z) + cfg.ownership_weight * terms.get("ownership", 0.0) \
             + cfg.score_weight * terms.get("score", 0.0)
         return loss, torch.zeros(()), outputs["value"]
