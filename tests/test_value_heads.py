@@ -141,3 +141,23 @@ def test_value_training_with_heads_on_value_data(tmp_path):
     bad = run("value", "--data-dir", data, "--out", tmp_path / "bad", "--steps", 1,
               "--heads", "ownership,territory", ok=False)
     assert bad.returncode == 2 and "territory" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_shards_without_targets_refuse_the_heads(tmp_path):
+    """Human-game shards (no own / score arrays) cannot train the heads: a clear error, not a
+    batch of zeros that would teach every point to be neutral."""
+    from goengine.training.dataset import PackedPositions, _ShardWriter
+    for split in ("train", "heldout"):
+        w = _ShardWriter(tmp_path, f"{split}-5", 8, (49 * 25 + 7) // 8)
+        for _ in range(3):
+            w.add(np.zeros((49 * 25 + 7) // 8, np.uint8), 0, 1, 5)
+        w.flush()
+    data = PackedPositions(tmp_path, "train", 5, 49)
+    assert not data.has_aux and len(data.batch(np.arange(3), symmetry=0)) == 3
+    with pytest.raises(ValueError, match="no ownership"):
+        data.batch(np.arange(3), symmetry=0, aux=True)
+    (tmp_path / "dataset.json").write_text(json.dumps({"planes": 49}))
+    from goengine.training.loop import train
+    with pytest.raises(ValueError, match="value-data"):
+        train(TrainConfig(kind="value", steps=1, heads=("ownership",), threads=1), tmp_path,
+              tmp_path / "run", log=lambda m: None)
