@@ -212,6 +212,8 @@ def merge_runs(path: Path, meta: dict) -> dict:
     for key, v in old["stats"]["played"].items():
         meta["stats"]["played"][key] = meta["stats"]["played"].get(key, 0) + v
     meta["stats"]["elapsed_s"] = round(meta["stats"]["elapsed_s"] + old["stats"]["elapsed_s"], 1)
+    # the targets every run's shards hold (the rollout generator's: z only)
+    meta["targets"] = [t for t in meta.get("targets", ["z"]) if t in old.get("targets", ["z"])]
     meta["sources"] = old["sources"] + meta["sources"]
     meta["runs"] = old.get("runs", []) + [meta["selfplay"]]
     meta["sizes"] = sorted(set(old.get("sizes", [old["selfplay"]["size"]])) | set(meta["sizes"]))
