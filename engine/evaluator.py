@@ -10,6 +10,8 @@ with an `Evaluation`:
                                       to 1 and is 0 on illegal moves
     value_stm   float32[B]            expected outcome for the side to move, in [-1, 1]
     ownership   float32[B, N*N] | None  optional, +1 = owned by the side to move
+    score       float32[B] | None     optional, the final area score for the side to move, in
+                                      points, komi included
 
 Search knows only this Protocol. `UniformEvaluator` (here) serves tests and networkless play;
 `models.onnx_evaluator.OnnxEvaluator` serves the trained networks.
@@ -27,6 +29,7 @@ class Evaluation:
     priors: np.ndarray                    # float32[B, N*N+1], pass last
     value_stm: np.ndarray                 # float32[B], side to move, in [-1, 1]
     ownership: np.ndarray | None = None   # float32[B, N*N], +1 = side to move
+    score: np.ndarray | None = None       # float32[B], points for the side to move
 
 
 class Evaluator(Protocol):

@@ -113,8 +113,11 @@ def final_status(s: Session) -> dict[str, list[int]]:
 
 
 def ownership_black(s: Session):
-    """float[N, N], +1 black, row 0 at the top."""
-    return s.status_player().ownership(s.game)
+    """float[N, N], +1 black, row 0 at the top: from the value network's ownership head when the
+    playing search has one (no playouts), else from the playouts of the status player."""
+    heads = getattr(s.playing_player().search, "head_ownership", None)
+    own = heads(s.game) if heads is not None else None
+    return s.status_player().ownership(s.game) if own is None else own
 
 
 def game_over(s: Session) -> None:

@@ -15,9 +15,14 @@ ONNX `metadata_props` (all values are strings):
 | heldout_top1      | held-out top-1 move accuracy, or "" when not measured                |
 | sha256            | sha256 of the trained weights (`training.nets.weights_sha256`)       |
 | net_config        | JSON of the network's config dict (`training.nets.build`)            |
+| heads             | the auxiliary outputs after the kind's own, comma-separated, e.g.    |
+|                   | "ownership,score"; "" or absent for none (files before the heads)    |
 
 Inputs and outputs are named too: input `planes` float32[B, C, N, N]; outputs `policy_logits`
-(policy: [B, N*N]; zero: [B, N*N+1]) and `value` ([B], tanh, side to move).
+(policy: [B, N*N]; zero: [B, N*N+1]) and `value` ([B], tanh, side to move), then the auxiliary
+heads a value net may have: `ownership` ([B, N*N], tanh, +1 = the side to move owns the point at
+the end of the game) and `score` ([B], the final area score for the side to move in points, komi
+included).
 """
 from __future__ import annotations
 
@@ -28,7 +33,7 @@ from goengine.engine.features import FEATURE_SETS
 KINDS = ("policy", "value", "rollout", "zero")
 REQUIRED_KEYS = ("kind", "feature_set", "feature_version", "planes", "board_sizes",
                  "value_perspective", "policy_index", "sha256")
-OPTIONAL_KEYS = ("training_data", "heldout_top1", "net_config")
+OPTIONAL_KEYS = ("training_data", "heldout_top1", "net_config", "heads")
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 # What the engine computes, straight from the feature registry: bumping a FeatureSet's version in
@@ -43,6 +48,7 @@ DEFAULT_FEATURE_SET = {"policy": "alphago48", "rollout": "alphago48", "value": "
 INPUT_NAME = "planes"
 OUTPUT_NAMES = {"policy": ("policy_logits",), "value": ("value",),
                 "zero": ("policy_logits", "value")}
+AUX_OUTPUTS = ("ownership", "score")      # optional outputs, after the kind's own, in this order
 POLICY_INDEX = {"policy": "row_major", "rollout": "row_major", "value": "none",
                 "zero": "row_major+pass"}
 VALUE_PERSPECTIVE = "side_to_move"
@@ -65,6 +71,12 @@ class ModelMetadata:
     training_data: str = ""
     heldout_top1: str = ""
     net_config: str = ""
+    heads: str = ""
+
+    @property
+    def aux_outputs(self) -> tuple[str, ...]:
+        """The auxiliary outputs the file declares, e.g. ("ownership", "score")."""
+        return tuple(h for h in self.heads.split(",") if h)
 
     @classmethod
     def from_props(cls, props: dict[str, str], where: str = "model") -> ModelMetadata:
@@ -108,6 +120,10 @@ class ModelMetadata:
         if self.value_perspective != VALUE_PERSPECTIVE:
             raise ModelError(f"{where}: value_perspective {self.value_perspective!r}, "
                              f"expected {VALUE_PERSPECTIVE!r}")
+        unknown = set(self.aux_outputs) - set(AUX_OUTPUTS)
+        if unknown:
+            raise ModelError(f"{where}: unknown heads {sorted(unknown)}; this engine knows "
+                             f"{list(AUX_OUTPUTS)}")
         if self.kind in POLICY_INDEX and self.policy_index != POLICY_INDEX[self.kind]:
             raise ModelError(f"{where}: policy_index {self.policy_index!r}, expected "
                              f"{POLICY_INDEX[self.kind]!r} for a {self.kind} model")

@@ -11,7 +11,10 @@ moves, averaged over the symmetries used. Symmetry modes (AlphaGo Zero, Methods 
 
 What each kind gives: zero -> priors and value; policy -> priors (pass gets 0 unless it is the only
 legal move) and value 0; value -> uniform priors over the legal moves and the value. `has_policy`
-and `has_value` say which is real, for searches that combine a policy and a value model.
+and `has_value` say which is real, for searches that combine a policy and a value model. A value
+net with the auxiliary heads (models.metadata: `heads`) adds `ownership` and `score` to every
+Evaluation (`has_ownership`, `has_score`), averaged over the same symmetries as the value, the
+ownership mapped back to the original board.
 """
 from __future__ import annotations
 
@@ -45,11 +48,13 @@ class OnnxEvaluator:
             raise ModelError(f"{path}: a {self.meta.kind} model is not a network evaluator")
         self.has_policy = self.meta.kind in ("policy", "zero")
         self.has_value = self.meta.kind in ("value", "zero")
+        self.has_ownership = "ownership" in self.model.output_names
+        self.has_score = "score" in self.model.output_names
         self.symmetry = symmetry          # "random" | "average" | "none"
         self.temperature = temperature    # softmax temperature on the policy logits
         self.max_batch = max_batch        # rows per session.run
         self.cache_size = cache_size      # positions kept in the LRU cache; 0 disables it
-        self._cache: OrderedDict[Hashable, tuple[np.ndarray, float]] = OrderedDict()
+        self._cache: OrderedDict[Hashable, tuple] = OrderedDict()   # (priors, value, own, score)
         self._lock = threading.Lock()     # guards the cache, the rng and the counters
         self._rng = np.random.default_rng(seed)
         self.cache_hits = 0
@@ -68,6 +73,9 @@ class OnnxEvaluator:
         batch, n = self._check(planes, legal_mask, keys)
         priors = np.empty((batch, n * n + 1), dtype=np.float32)
         values = np.empty(batch, dtype=np.float32)
+        own = np.empty((batch, n * n), dtype=np.float32) if self.has_ownership else None
+        score = np.empty(batch, dtype=np.float32) if self.has_score else None
+        fields = [priors, values, own, score]
         caching = keys is not None and self.cache_size > 0
         todo, same_as = [], {}      # same_as: row -> the earlier row of this batch with its key
         first_row: dict = {}
@@ -82,18 +90,25 @@ class OnnxEvaluator:
                     if caching:
                         first_row[keys[i]] = i
                 else:
-                    priors[i], values[i] = hit
+                    for f, h in zip(fields, hit):
+                        if f is not None:
+                            f[i] = h
         if todo:
             mask = None if legal_mask is None else np.asarray(legal_mask, dtype=bool)[todo]
-            p, v = self._compute(np.asarray(planes)[todo], mask, n)
-            priors[todo], values[todo] = p, v
+            computed = self._compute(np.asarray(planes)[todo], mask, n)
+            for f, c in zip(fields, computed):
+                if f is not None:
+                    f[todo] = c
             if keys is not None:
                 with self._lock:
-                    for j, i in enumerate(todo):
-                        self._cache_put(keys[i], p[j].copy(), float(v[j]))
+                    for i in todo:
+                        self._cache_put(keys[i], tuple(None if f is None else f[i].copy()
+                                                       for f in fields))
         for i, j in same_as.items():
-            priors[i], values[i] = priors[j], values[j]
-        return Evaluation(priors=priors, value_stm=values)
+            for f in fields:
+                if f is not None:
+                    f[i] = f[j]
+        return Evaluation(priors=priors, value_stm=values, ownership=own, score=score)
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -115,7 +130,7 @@ class OnnxEvaluator:
             raise ValueError(f"{len(keys)} keys for {batch} positions")
         return batch, n
 
-    def _cache_get(self, key: Hashable) -> tuple[np.ndarray, float] | None:
+    def _cache_get(self, key: Hashable) -> tuple | None:
         if self.cache_size <= 0:
             return None
         full = (key, self.symmetry, self.temperature)
@@ -127,10 +142,11 @@ class OnnxEvaluator:
         self.cache_hits += 1
         return hit
 
-    def _cache_put(self, key: Hashable, priors: np.ndarray, value: float) -> None:
+    def _cache_put(self, key: Hashable, entry: tuple) -> None:
+        """entry: this position's (priors, value, ownership or None, score or None)."""
         if self.cache_size <= 0:
             return
-        self._cache[(key, self.symmetry, self.temperature)] = (priors, value)
+        self._cache[(key, self.symmetry, self.temperature)] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
@@ -143,29 +159,38 @@ class OnnxEvaluator:
         with self._lock:
             return self._rng.integers(0, symmetry.N_SYMMETRIES, size=(batch, 1))
 
-    def _compute(self, planes: np.ndarray, mask: np.ndarray | None,
-                 n: int) -> tuple[np.ndarray, np.ndarray]:
-        """Run the net on B positions: (priors float32[B, N*N+1], value float32[B])."""
+    def _compute(self, planes: np.ndarray, mask: np.ndarray | None, n: int) -> tuple:
+        """Run the net on B positions: (priors float32[B, N*N+1], value float32[B],
+        ownership float32[B, N*N] or None, score float32[B] or None)."""
         batch = planes.shape[0]
         ks = self._symmetries(batch)                                   # [B, S]
         s = ks.shape[1]
+        flat_k = ks.reshape(-1)
         rows = np.stack([symmetry.apply(planes[i], k) for i in range(batch) for k in ks[i]])
         outputs = self._run(np.ascontiguousarray(rows, dtype=np.float32))
         values = outputs.get("value")
         values = np.zeros(batch, np.float32) if values is None else values.reshape(batch, s).mean(1)
+        own = outputs.get("ownership")
+        if own is not None:                     # per point, like a policy over the board
+            own = own.copy()
+            for k in np.unique(flat_k):
+                sel = flat_k == k
+                own[sel] = symmetry.invert_policy(own[sel], int(k), n)
+            own = own.reshape(batch, s, -1).mean(axis=1).astype(np.float32)
+        score = outputs.get("score")
+        score = None if score is None else score.reshape(batch, s).mean(1).astype(np.float32)
         if not self.has_policy:
-            return uniform_priors(batch, n, mask), values.astype(np.float32)
+            return uniform_priors(batch, n, mask), values.astype(np.float32), own, score
         logits = outputs["policy_logits"]                              # [B*S, N*N (+1)]
         if logits.shape[1] == n * n:   # policy nets have no pass output: pass gets -inf
             logits = np.concatenate([logits, np.full((len(logits), 1), -np.inf, np.float32)], 1)
-        flat_k = ks.reshape(-1)
         for k in np.unique(flat_k):
             sel = flat_k == k
             logits[sel] = symmetry.invert_policy(logits[sel], int(k), n)
         rows_mask = None if mask is None else np.repeat(mask, s, axis=0)
         probs = masked_softmax(logits, rows_mask, self.temperature)
         priors = probs.reshape(batch, s, -1).mean(axis=1)
-        return priors.astype(np.float32), values.astype(np.float32)
+        return priors.astype(np.float32), values.astype(np.float32), own, score
 
     def _run(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """session.run over `rows` in chunks of max_batch; {output name: concatenated array}."""

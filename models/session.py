@@ -79,7 +79,7 @@ def _check_io(session: ort.InferenceSession, meta: ModelMetadata, path: Path) ->
     if fixed and (h != w or h not in meta.board_sizes):
         raise ModelError(f"{path}: input board {h}x{w} does not match board_sizes "
                          f"{meta.board_sizes}")
-    want = OUTPUT_NAMES.get(meta.kind, ())
+    want = OUTPUT_NAMES.get(meta.kind, ()) + meta.aux_outputs
     have = [o.name for o in session.get_outputs()]
     if any(name not in have for name in want):
         raise ModelError(f"{path}: a {meta.kind} model must output {list(want)}, has {have}")

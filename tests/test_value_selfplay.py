@@ -87,10 +87,10 @@ def test_same_seed_same_games_and_runs_add_up(players, tmp_path):
 def test_cli_then_value_training_on_two_sizes(tmp_path):
     data = tmp_path / "vdata"
     p = run("value-data", "--out", data, "--size", 9, "--games", 16, "--positions-per-game", 4,
-            "--heldout-fraction", 0.25, "--batch-games", 8)
+            "--heldout-fraction", 0.25, "--batch-games", 8, "--workers", 0)
     assert "positions train" in p.stdout
     run("value-data", "--out", data, "--size", 7, "--games", 16, "--positions-per-game", 4,
-        "--heldout-fraction", 0.25, "--batch-games", 8)
+        "--heldout-fraction", 0.25, "--batch-games", 8, "--workers", 0)
     meta = json.loads((data / "dataset.json").read_text())
     assert meta["sources"] == ["selfplay:0", "selfplay:1"]     # the second run took a new seed
     out = tmp_path / "run"
@@ -99,9 +99,11 @@ def test_cli_then_value_training_on_two_sizes(tmp_path):
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [int(r["step"]) for r in rows] == [3, 6]
     by_size = dict(kv.split("=") for kv in rows[-1]["heldout_by_size"].split())
-    assert set(by_size) == {"mse_7", "mse_9"} and all(0 <= float(v) <= 4 for v in by_size.values())
+    assert {"mse_7", "mse_9"} <= set(by_size) and all(0 <= float(by_size[f"mse_{n}"]) <= 4
+                                                      for n in (7, 9))
     from goengine.models.onnx_evaluator import OnnxEvaluator
     ev = OnnxEvaluator(out / "value.onnx", kind="value")
+    assert ev.has_ownership and ev.has_score      # --heads auto: the data has their targets
     for n in (7, 9, 19):                        # the pooled head runs on any size
         v = ev.evaluate(np.zeros((2, 49, n, n), dtype=np.float32)).value_stm
         assert v.shape == (2,) and np.all(np.abs(v) <= 1)

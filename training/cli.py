@@ -36,7 +36,7 @@ def _register():
     from goengine.training.export_cli import export_command
     from goengine.training.rl import rl_command
     from goengine.training.selfplay_cli import selfplay_command
-    from goengine.training.selfplay_value import value_data_command
+    from goengine.training.value_data import value_data_command
     from goengine.training.sl import sl_command, value_command
     for command in (sl_command, value_command, eval_command, export_command, bundle_command, rl_command,
                     value_data_command, selfplay_command, rollout_command):

@@ -12,6 +12,10 @@ Shard layout (`<dir>/<split>-NNNNN.npz`, written atomically):
 | move    | int16 | [n]                        | Pos of the move played                    |
 | z       | int8  | [n]                        | +1 if the side to move won, -1 lost, 0 ?  |
 | size    | int8  | [n]                        | board size N                              |
+
+Value positions from self-play (training.value_games) add the auxiliary heads' targets:
+| own     | int8    | [n, N * N]               | final area owner per point: +1 side to move, -1 other, 0 |
+| score   | float32 | [n]                      | final area score for the side to move, komi included     |
 """
 from __future__ import annotations
 
@@ -65,20 +69,27 @@ def outcome(record, color: int) -> int:
 
 
 class _ShardWriter:
-    def __init__(self, out_dir: Path, split: str, shard_size: int, packed_len: int):
+    def __init__(self, out_dir: Path, split: str, shard_size: int, packed_len: int,
+                 points: int = 0):
+        """points: N * N to store the `own` and `score` targets too (0: positions only)."""
         self.out_dir, self.split, self.shard_size = out_dir, split, shard_size
         self.x = np.zeros((shard_size, packed_len), dtype=np.uint8)
         self.move = np.zeros(shard_size, dtype=np.int16)
         self.z = np.zeros(shard_size, dtype=np.int8)
         self.size = np.zeros(shard_size, dtype=np.int8)
+        self.own = np.zeros((shard_size, points), dtype=np.int8) if points else None
+        self.score = np.zeros(shard_size, dtype=np.float32)
         self.n = 0
         self.index = len(list(out_dir.glob(f"{split}-*.npz")))
 
-    def add(self, packed, move, z, size):
+    def add(self, packed, move, z, size, own=None, score: float = 0.0):
         self.x[self.n] = packed
         self.move[self.n] = move
         self.z[self.n] = z
         self.size[self.n] = size
+        if self.own is not None:
+            self.own[self.n] = own
+            self.score[self.n] = score
         self.n += 1
         if self.n == self.shard_size:
             self.flush()
@@ -88,8 +99,9 @@ class _ShardWriter:
             return
         path = self.out_dir / f"{self.split}-{self.index:05d}.npz"
         tmp = path.with_suffix(".tmp.npz")
+        aux = {} if self.own is None else {"own": self.own[:self.n], "score": self.score[:self.n]}
         np.savez(tmp, x=self.x[:self.n], move=self.move[:self.n], z=self.z[:self.n],
-                 size=self.size[:self.n])
+                 size=self.size[:self.n], **aux)
         os.replace(tmp, path)
         self.index += 1
         self.n = 0
@@ -160,25 +172,32 @@ def build_shards(sources, out_dir, feature_set: str = "alphago48", filters: Filt
 
 class PackedPositions:
     """All shards of one split and size loaded in memory, served as minibatches of float planes
-    with a random one of the 8 symmetries per sample."""
+    with a random one of the 8 symmetries per sample; with the ownership and score targets too
+    when every shard has them (`has_aux`)."""
 
     def __init__(self, data_dir, split: str, size: int = 19, planes: int = 48, limit: int | None = None):
         files = sorted(Path(data_dir).glob(f"{split}-{size}-*.npz"))
         if not files:
             raise FileNotFoundError(f"no {split} shards for size {size} in {data_dir}")
-        xs, moves, zs = [], [], []
+        xs, moves, zs, owns, scores = [], [], [], [], []
         total = 0
         for f in files:
             with np.load(f) as d:
                 xs.append(d["x"])
                 moves.append(d["move"])
                 zs.append(d["z"])
+                if "own" in d.files:
+                    owns.append(d["own"])
+                    scores.append(d["score"])
             total += len(moves[-1])
             if limit is not None and total >= limit:
                 break
         self.x = np.concatenate(xs)[:limit]
         self.move = np.concatenate(moves)[:limit].astype(np.int64)
         self.z = np.concatenate(zs)[:limit].astype(np.float32)
+        self.has_aux = len(owns) == len(xs)
+        self.own = np.concatenate(owns)[:limit] if self.has_aux else None
+        self.score = np.concatenate(scores)[:limit].astype(np.float32) if self.has_aux else None
         self.size = size
         self.planes = planes
         # symmetry tables: Pos -> Pos under each symmetry
@@ -189,9 +208,15 @@ class PackedPositions:
     def __len__(self) -> int:
         return len(self.move)
 
-    def batch(self, idx: np.ndarray, rng: np.random.Generator | None = None, symmetry: int | None = None):
-        """(planes float32[B, C, N, N], move int64[B], z float32[B]) for rows `idx`."""
+    def batch(self, idx: np.ndarray, rng: np.random.Generator | None = None,
+              symmetry: int | None = None, aux: bool = False):
+        """(planes float32[B, C, N, N], move int64[B], z float32[B]) for rows `idx`; with `aux`
+        also own float32[B, N*N] (under the same symmetry) and score float32[B]."""
+        if aux and not self.has_aux:
+            raise ValueError("these shards have no ownership / score targets (value positions "
+                             "from engine-train value-data have them)")
         n, c = self.size, self.planes
+        own = self.own[idx].astype(np.float32).reshape(len(idx), 1, n, n) if aux else None
         bits = np.unpackbits(self.x[idx], axis=1, count=c * n * n)
         planes = bits.reshape(len(idx), c, n, n).astype(np.float32)
         move = self.move[idx].copy()
@@ -205,6 +230,11 @@ class PackedPositions:
             sel = ks == k
             planes[sel] = apply_symmetry(planes[sel], int(k))
             move[sel] = self._pos_map[k][move[sel]]
+            if aux:
+                own[sel] = apply_symmetry(own[sel], int(k))
+        if aux:
+            return planes, move, self.z[idx].copy(), own.reshape(len(idx), n * n), \
+                self.score[idx].copy()
         return planes, move, self.z[idx].copy()
 
 
@@ -228,12 +258,13 @@ class SizeMix:
         self.sizes = list(sizes)
         counts = np.array([len(p) for p in self.parts], dtype=np.float64)
         self.weights = counts / counts.sum()
+        self.has_aux = all(p.has_aux for p in self.parts)
 
     def __len__(self) -> int:
         return sum(len(p) for p in self.parts)
 
-    def sample(self, batch_size: int, rng: np.random.Generator):
+    def sample(self, batch_size: int, rng: np.random.Generator, aux: bool = False):
         part = self.parts[int(rng.choice(len(self.parts), p=self.weights))] if len(self.parts) > 1 \
             else self.parts[0]
-        return part.batch(rng.integers(0, len(part), size=batch_size), rng)
+        return part.batch(rng.integers(0, len(part), size=batch_size), rng, aux=aux)
 

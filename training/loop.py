@@ -47,6 +47,37 @@ class TrainConfig:
     device: str = "cpu"             # "cpu", "cuda", or "auto" (cuda when torch sees a GPU)
     loader_workers: int = 0         # processes building minibatches (unpacking, symmetries); a
                                     # GPU step outruns one CPU core's unpacking many times over
+    heads: tuple = ()               # value: auxiliary heads, of "ownership" and "score"
+                                    # (training.nets.ValueNet); their targets come from self-play
+    ownership_weight: float = 1.5   # on the ownership MSE averaged over the points: KataGo's
+                                    # 1.5 / N^2 per point, summed
+    score_weight: float = 1.0       # on the MSE of score / N^2: a small term, as KataGo's
+
+
+AUX_HEADS = ("ownership", "score")
+
+
+def head_args(cfg: TrainConfig) -> dict:
+    """The net's constructor arguments for `cfg.heads` (none for other kinds than value)."""
+    unknown = set(cfg.heads) - set(AUX_HEADS)
+    if unknown:
+        raise ValueError(f"unknown heads {sorted(unknown)}; expected some of {AUX_HEADS}")
+    if not cfg.heads:
+        return {}
+    if cfg.kind != "value":
+        raise ValueError(f"auxiliary heads are for the value net, not {cfg.kind!r}")
+    return {name: name in cfg.heads for name in AUX_HEADS}
+
+
+def aux_loss(outputs: dict, own, score, n: int) -> dict:
+    """The auxiliary heads' terms, unweighted: {"ownership": MSE per point, "score": MSE of
+    score / N^2} for the heads `outputs` holds."""
+    terms = {}
+    if "ownership" in outputs:
+        terms["ownership"] = F.mse_loss(outputs["ownership"], own)
+    if "score" in outputs:
+        terms["score"] = F.mse_loss(outputs["score"] / (n * n), score / (n * n))
+    return terms
 
 
 def make_optimizer(net, cfg: TrainConfig):
@@ -66,7 +97,7 @@ def learning_rate(cfg: TrainConfig, step: int) -> float:
     return cfg.lr
 
 
-def _loss(net, kind, planes, move, z):
+def _loss(net, kind, planes, move, z, own=None, score=None, cfg: TrainConfig | None = None):
     out = net(planes)
     if kind == "zero":
         logits, value = out
@@ -77,6 +108,12 @@ def _loss(net, kind, planes, move, z):
         loss = F.cross_entropy(out, move)
         top1 = (out.argmax(dim=1) == move).float().mean()
         return loss, top1, out
+    if isinstance(out, tuple):
+        outputs = dict(zip(net.output_names, out))
+        terms = aux_loss(outputs, own, score, planes.shape[-1])
+        loss = F.mse_loss(outputs["value"], z) + cfg.ownership_weight * terms.get("ownership", 0.0) \
+            + cfg.score_weight * terms.get("score", 0.0)
+        return loss, torch.zeros(()), outputs["value"]
     loss = F.mse_loss(out, z)
     return loss, torch.zeros(()), out
 
@@ -118,14 +155,17 @@ def _to_device(batch, device: torch.device):
         device, non_blocking=True) for a in batch)
 
 
-def train_step(net, opt, kind, batch, device: torch.device = torch.device("cpu")) -> tuple[float, float]:
-    planes, move, z = _to_device(batch, device)
+def train_step(net, opt, kind, batch, device: torch.device = torch.device("cpu"),
+               cfg: TrainConfig | None = None) -> tuple[float, float]:
+    """One step on `batch`: (planes, move, z), or (planes, move, z, own, score) for a value net
+    with auxiliary heads (weighted by `cfg`)."""
+    planes, move, z, *aux = _to_device(batch, device)
     # channels-last convolutions are about 15% faster on CPU for these narrow nets
     planes = planes.contiguous(memory_format=torch.channels_last)
     net.train()
     # bfloat16 on the GPU: these nets train to the same accuracy and the step is several times faster
     with torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda"):
-        loss, top1, _ = _loss(net, kind, planes, move, z)
+        loss, top1, _ = _loss(net, kind, planes, move, z, *aux, cfg=cfg)
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
@@ -134,16 +174,27 @@ def train_step(net, opt, kind, batch, device: torch.device = torch.device("cpu")
 
 @torch.no_grad()
 def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int = 256) -> dict:
-    """Held-out loss, top-1 and top-5 (policy) or MSE (value), on a fixed prefix, identity symmetry."""
+    """Held-out loss, top-1 and top-5 (policy) or MSE (value), on a fixed prefix, identity symmetry;
+    for a value net with auxiliary heads also the ownership MSE per point (`own_mse`) and the
+    score's mean absolute error in points (`score_mae`)."""
     net.eval()
     device = next(net.parameters()).device
     n = min(positions, len(data))
-    loss_sum = top1 = top5 = mse_sum = 0.0
+    loss_sum = top1 = top5 = mse_sum = own_sum = score_sum = 0.0
+    heads = kind == "value" and len(getattr(net, "output_names", ())) > 1
     for start in range(0, n, batch_size):
         idx = np.arange(start, min(start + batch_size, n))
-        planes, move, z = _to_device(data.batch(idx, symmetry=0), device)
+        planes, move, z, *aux = _to_device(data.batch(idx, symmetry=0, aux=heads), device)
         out = net(planes)
         out = tuple(o.float() for o in out) if isinstance(out, tuple) else out.float()
+        if heads:
+            outputs = dict(zip(net.output_names, out))
+            out = outputs["value"]
+            if "ownership" in outputs:
+                own_sum += float(F.mse_loss(outputs["ownership"], aux[0], reduction="sum")) \
+                    / aux[0].shape[1]
+            if "score" in outputs:
+                score_sum += float((outputs["score"] - aux[1]).abs().sum())
         if kind == "zero":
             out, value = out
             mse_sum += float(F.mse_loss(value, z, reduction="sum"))
@@ -159,31 +210,37 @@ def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int =
     if kind == "zero":
         return {"loss": loss_sum / n, "top1": top1 / n, "top5": top5 / n, "mse": mse_sum / n,
                 "positions": n}
-    return {"mse": loss_sum / n, "positions": n}
+    extra = {}
+    if heads and "ownership" in net.output_names:
+        extra["own_mse"] = own_sum / n
+    if heads and "score" in net.output_names:
+        extra["score_mae"] = score_sum / n
+    return {"mse": loss_sum / n, "positions": n, **extra}
 
 
 class _Minibatches(torch.utils.data.IterableDataset):
     """Endless minibatches of `data` for a DataLoader's worker processes, each worker on its own
     random stream (seed, worker id), so `loader_workers` processes unpack and rotate in parallel."""
 
-    def __init__(self, data: SizeMix, batch_size: int, seed: int):
-        self.data, self.batch_size, self.seed = data, batch_size, seed
+    def __init__(self, data: SizeMix, batch_size: int, seed: int, aux: bool = False):
+        self.data, self.batch_size, self.seed, self.aux = data, batch_size, seed, aux
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0])
         while True:
-            yield self.data.sample(self.batch_size, rng)
+            yield self.data.sample(self.batch_size, rng, aux=self.aux)
 
 
 def minibatches(data: SizeMix, cfg: TrainConfig, rng: np.random.Generator, step: int):
     """The training minibatches: drawn in this process from `rng` (reproducible, resumable with
     the checkpointed random state), or by `cfg.loader_workers` processes (seeded by the step)."""
+    aux = bool(cfg.heads)
     if cfg.loader_workers <= 0:
         while True:
-            yield data.sample(cfg.batch_size, rng)
+            yield data.sample(cfg.batch_size, rng, aux=aux)
     loader = torch.utils.data.DataLoader(
-        _Minibatches(data, cfg.batch_size, cfg.seed * 1_000_003 + step), batch_size=None,
+        _Minibatches(data, cfg.batch_size, cfg.seed * 1_000_003 + step, aux), batch_size=None,
         num_workers=cfg.loader_workers, pin_memory=torch.cuda.is_available(), prefetch_factor=4)
     yield from loader
 
@@ -195,14 +252,15 @@ def evaluate_sizes(net, kind, held: dict, positions: int) -> dict:
     out = dict(per[max(per)])
     if len(per) > 1:
         for n, m in per.items():
-            for key in ("mse", "top1"):
+            for key in ("mse", "top1", "own_mse", "score_mae"):
                 if key in m:
                     out[f"{key}_{n}"] = m[key]
     return out
 
 
 CURVE_FIELDS = ["step", "positions", "train_loss", "train_top1", "heldout_loss", "heldout_top1",
-                "heldout_top5", "heldout_mse", "lr", "elapsed_s", "heldout_by_size"]
+                "heldout_top5", "heldout_mse", "lr", "elapsed_s", "heldout_by_size",
+                "heldout_own_mse", "heldout_score_mae"]
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
@@ -215,6 +273,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     x = [int(r["step"]) for r in rows]
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     for key, axis in (("train_loss", 0), ("heldout_loss", 0), ("heldout_mse", 0),
+                      ("heldout_own_mse", 0),
                       ("train_top1", 1), ("heldout_top1", 1), ("heldout_top5", 1)):
         pts = [(xi, float(r[key])) for xi, r in zip(x, rows) if r.get(key)]
         if pts:
@@ -256,6 +315,9 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
             for n in shard_sizes(data_dir, "heldout") if n in sizes}
     if not held:
         raise FileNotFoundError(f"no held-out shards of sizes {sizes} in {data_dir}")
+    if cfg.heads and not (train_data.has_aux and all(h.has_aux for h in held.values())):
+        raise ValueError(f"{data_dir} has no ownership / score targets for the heads "
+                         f"{list(cfg.heads)}: make the data with engine-train value-data")
     log(f"board sizes {sizes}: training positions {len(train_data)}, held-out positions "
         f"{sum(len(h) for h in held.values())}")
     if resume and ckpt_path.exists():
@@ -273,7 +335,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
         if resume:
             log("no checkpoint to resume from; starting fresh")
         torch.manual_seed(cfg.seed)
-        net = nets.build(cfg.kind, cfg.preset, planes=planes)
+        net = nets.build(cfg.kind, cfg.preset, planes=planes, **head_args(cfg))
         if cfg.init_from:
             log(f"trunk initialised from {cfg.init_from}: {init_trunk_from(net, cfg.init_from)} tensors")
         net = net.to(device)
@@ -292,7 +354,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
     while step < cfg.steps:
         for g in opt.param_groups:
             g["lr"] = learning_rate(cfg, step)
-        loss, top1 = train_step(net, opt, cfg.kind, next(batches), device)
+        loss, top1 = train_step(net, opt, cfg.kind, next(batches), device, cfg)
         step += 1
         positions += cfg.batch_size
         run_loss += loss
@@ -314,7 +376,11 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
                            heldout_top5=f"{metrics['top5']:.4f}")
             if cfg.kind in ("value", "zero"):
                 row.update(heldout_mse=f"{metrics['mse']:.4f}")
-            by_size = {k: v for k, v in metrics.items() if k.startswith(("mse_", "top1_"))}
+            for key in ("own_mse", "score_mae"):
+                if key in metrics:
+                    row[f"heldout_{key}"] = f"{metrics[key]:.4f}"
+            by_size = {k: v for k, v in metrics.items()
+                       if k.startswith(("mse_", "top1_", "own_mse_", "score_mae_"))}
             if by_size:
                 row["heldout_by_size"] = " ".join(f"{k}={v:.4f}" for k, v in sorted(by_size.items()))
             append_row(run_dir / "curve.csv", CURVE_FIELDS, row)

@@ -6,7 +6,8 @@ top), are fully convolutional where the paper allows it, and so run on 9x9, 13x1
 | kind   | class     | input          | outputs                                                   |
 |--------|-----------|----------------|-----------------------------------------------------------|
 | policy | PolicyNet | 48 (alphago48) | policy_logits [B, N*N] (row-major, no pass)               |
-| value  | ValueNet  | 49 (alphago49) | value [B] (tanh, side to move)                            |
+| value  | ValueNet  | 49 (alphago49) | value [B] (tanh, side to move); with the auxiliary heads  |
+|        |           |                | also ownership [B, N*N] (tanh) and score [B] (points)     |
 | zero   | ZeroNet   | 17 (zero17)    | policy_logits [B, N*N+1] (pass last), value [B] (tanh)    |
 
 References: Silver et al. 2016 (Nature 529, "Mastering the game of Go with deep neural networks
@@ -152,7 +153,7 @@ class PolicyNet(nn.Module):
 
 
 class ValueNet(nn.Module):
-    """AlphaGo value network v_theta.
+    """AlphaGo value network v_theta, with optional auxiliary heads.
 
     Layers 1..L-2 as the policy network, layer L-1 one more k 3x3 conv (so L-1 conv layers of k
     filters, as in the paper's numbering with L = 13), then a head:
@@ -161,10 +162,21 @@ class ValueNet(nn.Module):
       head="pool" mean + max pooling of the k trunk features, FC 2k -> fc, ReLU, FC -> 1, tanh;
                   any board size.
     Output: value [B] in [-1, 1] for the side to move.
+
+    Auxiliary heads (KataGo's, docs/algorithms.md §4.3), trained on the final position of the
+    self-play game; each adds an output after `value`:
+      ownership=True  1x1 conv of the trunk features to one filter, tanh: ownership [B, N*N] in
+                      [-1, 1], +1 = the side to move owns the point at the end (any board size);
+      score=True      FC fc -> 1 on the value head's hidden layer, times N*N: score [B], the final
+                      area score for the side to move in points, komi included. The layer learns
+                      score / N^2, which stays within about [-1, 1] on every board size, and shares
+                      the hidden layer the value reads, so that what it learns shapes the value.
+    `output_names` lists the outputs in order: ("value",) without heads, where forward returns
+    the value tensor alone (as before the heads existed), else a tuple.
     """
 
     def __init__(self, planes: int = 49, layers: int = 13, filters: int = 192, head: str = "fc",
-                 board_size: int = 19, fc: int = 256):
+                 board_size: int = 19, fc: int = 256, ownership: bool = False, score: bool = False):
         super().__init__()
         if head not in ("fc", "pool"):
             raise ValueError(f"head must be 'fc' or 'pool', got {head!r}")
@@ -178,15 +190,27 @@ class ValueNet(nn.Module):
             self.reduce = None
             features = 2 * filters
         self.fc = nn.Sequential(nn.Linear(features, fc), nn.ReLU(), nn.Linear(fc, 1), nn.Tanh())
+        self.own_head = nn.Conv2d(filters, 1, 1) if ownership else None
+        self.score_head = nn.Linear(fc, 1) if score else None
+        self.output_names = ("value",) + ("ownership",) * ownership + ("score",) * score
 
-    def forward(self, planes: torch.Tensor) -> torch.Tensor:   # [B, C, N, N] -> [B]
+    def forward(self, planes: torch.Tensor):   # [B, C, N, N] -> value [B] (, ownership, score)
         x = self.trunk(planes)
         if self.reduce is not None:
             _check_size(planes, self.board_size, "ValueNet(head='fc')")
-            x = self.reduce(x)
+            pooled = self.reduce(x)
         else:
-            x = _global_pool(x)
-        return self.fc(x).squeeze(1)
+            pooled = _global_pool(x)
+        hidden = self.fc[1](self.fc[0](pooled))
+        value = self.fc[3](self.fc[2](hidden)).squeeze(1)
+        if len(self.output_names) == 1:
+            return value
+        out = [value]
+        if self.own_head is not None:
+            out.append(torch.tanh(self.own_head(x)).flatten(1))
+        if self.score_head is not None:
+            out.append(self.score_head(hidden).squeeze(1) * (planes.shape[-2] * planes.shape[-1]))
+        return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -102,6 +102,13 @@ class GamesJob:
     learner: str | None = None       # record REINFORCE positions for this network's moves
     value: str | None = None         # the value network giving the learner's baseline
 
+    def networks(self) -> set[str]:
+        """The networks a worker must hold to play this job."""
+        return {name for pair in self.pairs for name in pair} | {self.value} - {None}
+
+    def play(self, nets: dict) -> list["GameResult"]:
+        return play_games(nets, self)
+
 
 @dataclass
 class GameResult:
@@ -161,63 +168,70 @@ class SelfPlayWorker:
         """CPU time of this worker's process so far (what its games cost, free of waiting)."""
         return time.process_time()
 
-    def play(self, job: GamesJob) -> list[GameResult]:
+    def play(self, job) -> list:
+        """Play `job` (a GamesJob, or any job with `networks()` and `play(nets)`, such as the
+        value-data games of `training.value_games`) with this worker's networks."""
+        return job.play(self.nets)
+
+def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
+    """Play the games of `job` in lockstep with the evaluators `nets` (name -> OnnxEvaluator)."""
+    n = job.size
+    rng = np.random.default_rng(job.seed)
+    rules = selfplay_rules(job.komi)
+    games = [Game(n, rules) for _ in job.pairs]
+    moves: list[list[int]] = [[] for _ in job.pairs]
+    rec: list[list] = [[] for _ in job.pairs]     # the learner's (x, move, mask, b)
+    pos_of, buf = pos_table(n), np.zeros(n * n + 2, dtype=np.int64)
+    cap = move_cap(n, job.move_cap)
+    active = list(range(len(games)))
+    while active:
+        by_net: dict[str, list[int]] = {}
+        for i in active:
+            name = job.pairs[i][0 if games[i].to_play == BLACK else 1]
+            by_net.setdefault(name, []).append(i)
+        for name, idx in by_net.items():
+            locs, planes, mask = policy_moves(nets[name], [games[i] for i in idx], rng,
+                                              pos_of, buf, job.temperature)
+            if name == job.learner:
+                _record(nets, job, [games[i] for i in idx], locs, planes, mask, pos_of,
+                        [rec[i] for i in idx])
+            for i, lc in zip(idx, locs):
+                games[i].play(games[i].to_play, int(lc))
+                moves[i].append(n * n if lc == PASS else int(pos_of[lc]))
+        active = [i for i in active
+                  if not games[i].is_over() and games[i].move_number < cap]
+    return [_result(job, i, games[i], moves[i], rec[i]) for i in range(len(games))]
+
+
+def _record(nets, job, games, locs, planes, mask, pos_of, recs) -> None:
+    played = [k for k, lc in enumerate(locs) if lc != PASS]   # a forced pass is no choice
+    if not played:
+        return
+    b = np.zeros(len(played), dtype=np.float32)
+    if job.value is not None:
         n = job.size
-        rng = np.random.default_rng(job.seed)
-        rules = selfplay_rules(job.komi)
-        games = [Game(n, rules) for _ in job.pairs]
-        moves: list[list[int]] = [[] for _ in job.pairs]
-        rec: list[list] = [[] for _ in job.pairs]     # the learner's (x, move, mask, b)
-        pos_of, buf = pos_table(n), np.zeros(n * n + 2, dtype=np.int64)
-        cap = move_cap(n, job.move_cap)
-        active = list(range(len(games)))
-        while active:
-            by_net: dict[str, list[int]] = {}
-            for i in active:
-                name = job.pairs[i][0 if games[i].to_play == BLACK else 1]
-                by_net.setdefault(name, []).append(i)
-            for name, idx in by_net.items():
-                locs, planes, mask = policy_moves(self.nets[name], [games[i] for i in idx], rng,
-                                                  pos_of, buf, job.temperature)
-                if name == job.learner:
-                    self._record(job, [games[i] for i in idx], locs, planes, mask, pos_of,
-                                 [rec[i] for i in idx])
-                for i, lc in zip(idx, locs):
-                    games[i].play(games[i].to_play, int(lc))
-                    moves[i].append(n * n if lc == PASS else int(pos_of[lc]))
-            active = [i for i in active
-                      if not games[i].is_over() and games[i].move_number < cap]
-        return [self._result(job, i, games[i], moves[i], rec[i]) for i in range(len(games))]
-
-    def _record(self, job, games, locs, planes, mask, pos_of, recs) -> None:
-        played = [k for k, lc in enumerate(locs) if lc != PASS]   # a forced pass is no choice
-        if not played:
-            return
-        b = np.zeros(len(played), dtype=np.float32)
-        if job.value is not None:
-            n = job.size
-            vplanes = np.zeros((len(played), FEATURE_SETS[VALUE_FEATURES].num_planes, n, n),
-                               dtype=np.uint8)
-            for j, k in enumerate(played):
-                extract_into(games[k], VALUE_FEATURES, vplanes[j])
-            b = self.nets[job.value].evaluate(vplanes.astype(np.float32)).value_stm
+        vplanes = np.zeros((len(played), FEATURE_SETS[VALUE_FEATURES].num_planes, n, n),
+                           dtype=np.uint8)
         for j, k in enumerate(played):
-            recs[k].append((np.packbits(planes[k].reshape(-1)), int(pos_of[locs[k]]),
-                            np.packbits(mask[k, :-1]), float(b[j]),
-                            1 if games[k].to_play == BLACK else -1))
+            extract_into(games[k], VALUE_FEATURES, vplanes[j])
+        b = nets[job.value].evaluate(vplanes.astype(np.float32)).value_stm
+    for j, k in enumerate(played):
+        recs[k].append((np.packbits(planes[k].reshape(-1)), int(pos_of[locs[k]]),
+                        np.packbits(mask[k, :-1]), float(b[j]),
+                        1 if games[k].to_play == BLACK else -1))
 
-    @staticmethod
-    def _result(job, i, game: Game, moves: list[int], rec: list) -> GameResult:
-        black, white = job.pairs[i]
-        r = GameResult(black, white, job.size, job.komi, np.asarray(moves, dtype=np.int16),
-                       game.area_score(), game.is_over())
-        if rec:
-            r.x = np.stack([t[0] for t in rec])
-            r.move = np.asarray([t[1] for t in rec], dtype=np.int16)
-            r.mask = np.stack([t[2] for t in rec])
-            r.baseline = np.asarray([t[3] for t in rec], dtype=np.float32)
-            r.colour = np.asarray([t[4] for t in rec], dtype=np.int8)
-        return r
+
+def _result(job, i, game: Game, moves: list[int], rec: list) -> GameResult:
+    black, white = job.pairs[i]
+    r = GameResult(black, white, job.size, job.komi, np.asarray(moves, dtype=np.int16),
+                   game.area_score(), game.is_over())
+    if rec:
+        r.x = np.stack([t[0] for t in rec])
+        r.move = np.asarray([t[1] for t in rec], dtype=np.int16)
+        r.mask = np.stack([t[2] for t in rec])
+        r.baseline = np.asarray([t[3] for t in rec], dtype=np.float32)
+        r.colour = np.asarray([t[4] for t in rec], dtype=np.int8)
+    return r
 
 
 def replay(result: GameResult) -> Game:

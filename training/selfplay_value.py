@@ -8,8 +8,9 @@ learned instead from games the policy networks played against themselves, one po
     uniformly at random among the legal moves; record s_{U+1}; play on to the end; z = the result
     for the side to move in s_{U+1}.
 
-AlphaGo played on with its RL policy; until the RL stage exists the SL policy stands in for it,
-up to move `finish_at`, and the fast rollout policy plays the rest (the positions left by then are
+AlphaGo played on with its RL policy, as `training.value_games` does on the self-play workers
+(`engine-train value-data`); this generator lets the SL policy play on up to move `finish_at`, and
+the fast rollout policy the rest (the positions left by then are
 settled enough that the rollout policy's endgame decides them as the networks would). The game is
 scored by Tromp-Taylor area with komi.
 
@@ -189,14 +190,14 @@ class SelfPlayValue:
                 "positions_per_game": cfg.positions_per_game, "sizes": [n],
                 "stats": {"positions": counts, "games": dict(games),
                           "played": dict(self.played), "elapsed_s": round(elapsed, 1)}}
-        meta = _merged(out / "dataset.json", meta)
+        meta = merge_runs(out / "dataset.json", meta)
         tmp = out / "dataset.json.tmp"
         tmp.write_text(json.dumps(meta, indent=2))
         tmp.replace(out / "dataset.json")
         return meta
 
 
-def _merged(path: Path, meta: dict) -> dict:
+def merge_runs(path: Path, meta: dict) -> dict:
     """`meta` with the counts of the runs already in `path` added: several runs of the generator
     (different seeds) fill one dataset."""
     if not path.exists():
@@ -209,82 +210,11 @@ def _merged(path: Path, meta: dict) -> dict:
         for split in ("train", "heldout"):
             meta["stats"][key][split] += old["stats"][key][split]
     for key, v in old["stats"]["played"].items():
-        meta["stats"]["played"][key] += v
+        meta["stats"]["played"][key] = meta["stats"]["played"].get(key, 0) + v
     meta["stats"]["elapsed_s"] = round(meta["stats"]["elapsed_s"] + old["stats"]["elapsed_s"], 1)
+    # the targets every run's shards hold (the rollout generator's: z only)
+    meta["targets"] = [t for t in meta.get("targets", ["z"]) if t in old.get("targets", ["z"])]
     meta["sources"] = old["sources"] + meta["sources"]
     meta["runs"] = old.get("runs", []) + [meta["selfplay"]]
     meta["sizes"] = sorted(set(old.get("sizes", [old["selfplay"]["size"]])) | set(meta["sizes"]))
     return meta
-
-
-# ---- CLI -------------------------------------------------------------------------------------
-
-def _command():
-    import click
-
-    @click.command("value-data")
-    @click.option("--out", required=True, help="dataset directory (shards + dataset.json); runs add up")
-    @click.option("--policy", "policy_path", default=None, type=click.Path(dir_okay=False),
-                  help="SL policy ONNX [default: the bundled policy.onnx]")
-    @click.option("--rollout", "rollout_path", default=None, type=click.Path(dir_okay=False),
-                  help="fast rollout policy .npz [default: the bundled rollout.npz]")
-    @click.option("--games", default=SelfPlayValueConfig.games, show_default=True, type=click.IntRange(1))
-    @click.option("--size", default=SelfPlayValueConfig.size, show_default=True, type=click.IntRange(5, 25))
-    @click.option("--komi", default=SelfPlayValueConfig.komi, show_default=True, type=float)
-    @click.option("--batch-games", default=SelfPlayValueConfig.batch_games, show_default=True,
-                  type=click.IntRange(1))
-    @click.option("--max-u", default=0, show_default=True, type=click.IntRange(0),
-                  help="U ~ uniform 1..max-u (0: finish-at - 1)")
-    @click.option("--positions-per-game", default=1, show_default=True, type=click.IntRange(1),
-                  help="1 = AlphaGo's s_{U+1} only; more adds positions drawn from the game")
-    @click.option("--finish-at", default=0, show_default=True, type=click.IntRange(0),
-                  help="SL moves up to this move, rollouts after (0: 250 scaled by board area)")
-    @click.option("--temperature", default=1.0, show_default=True, type=click.FloatRange(0.05, 10))
-    @click.option("--heldout-fraction", default=SelfPlayValueConfig.heldout_fraction,
-                  show_default=True, type=click.FloatRange(0, 0.5))
-    @click.option("--seed", default=None, type=int,
-                  help="[default: one past the runs already in --out, so runs never repeat games]")
-    @click.option("--threads", default=1, show_default=True, type=click.IntRange(1))
-    def value_data_command(out, policy_path, rollout_path, games, size, komi, batch_games, max_u,
-                           positions_per_game, finish_at, temperature, heldout_fraction, seed, threads):
-        """Value-net positions from SL-policy self-play, one per game (docs/algorithms.md §4.3)."""
-        from tqdm import tqdm
-        from goengine.engine.rollout.policy import RolloutModelError, RolloutPolicy
-        from goengine.models.metadata import ModelError
-        from goengine.models.onnx_evaluator import OnnxEvaluator
-        from goengine.models.store import bundled
-        meta_path = Path(out) / "dataset.json"
-        if seed is None:
-            seed = len(json.loads(meta_path.read_text()).get("runs", [])) if meta_path.exists() else 0
-        try:
-            policy = OnnxEvaluator(policy_path or bundled("policy"), threads=threads,
-                                   kind="policy", feature_set=POLICY_FEATURES, cache_size=0,
-                                   max_batch=batch_games, seed=seed)
-            rollout = RolloutPolicy.load(rollout_path or bundled("rollout"))
-        except (ModelError, RolloutModelError) as e:
-            raise click.ClickException(str(e))
-        cfg = SelfPlayValueConfig(games=games, size=size, komi=komi, batch_games=batch_games,
-                                  max_u=max_u, positions_per_game=positions_per_game,
-                                  finish_at=finish_at, temperature=temperature,
-                                  heldout_fraction=heldout_fraction, seed=seed)
-        gen = SelfPlayValue(cfg, policy, rollout)
-        bar = tqdm(total=games, unit="game", desc="self-play", dynamic_ncols=True, smoothing=0.05)
-
-        def progress(done, counts):
-            bar.update(1)
-            if done % 50 == 0:
-                bar.set_postfix(train=counts["train"], heldout=counts["heldout"])
-
-        try:
-            meta = gen.generate(out, progress)
-        except ValueError as e:
-            raise click.ClickException(str(e))
-        bar.close()
-        st = meta["stats"]
-        click.echo(f"positions train {st['positions']['train']} heldout {st['positions']['heldout']} "
-                   f"(this run: {gen.played})")
-
-    return value_data_command
-
-
-value_data_command = _command()

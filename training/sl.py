@@ -20,7 +20,7 @@ from tqdm import tqdm
 from goengine.engine.features import FEATURE_SETS
 from goengine.sgf_tools import FilterConfig
 from goengine.training.dataset import build_shards
-from goengine.training.loop import TrainConfig, train
+from goengine.training.loop import AUX_HEADS, TrainConfig, train
 
 
 def filter_options(f):
@@ -148,7 +148,9 @@ def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metr
 
 def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction, positions_per_game,
-         max_games, train_limit, filters, init_from=None, device="cpu", loader_workers=0):
+         max_games, train_limit, filters, init_from=None, device="cpu", loader_workers=0,
+         heads=(), ownership_weight=TrainConfig.ownership_weight,
+         score_weight=TrainConfig.score_weight):
     if not sgf and not (data_dir and (Path(data_dir) / "dataset.json").exists()):
         raise click.UsageError("give at least one --sgf file, directory or archive, or a --data-dir "
                                "that holds a built dataset (engine-train value-data)")
@@ -161,21 +163,29 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
     data_dir = Path(data_dir) if data_dir else out / "data"
     data_meta = prepare_dataset(sgf, data_dir, feature_set, filters, heldout_fraction,
                                 positions_per_game, max_games, seed)
+    if heads == AUTO_HEADS:
+        # both heads lowered the held-out value MSE on 9x9 self-play (docs/algorithms.md §4.3)
+        heads = AUX_HEADS if {"own", "score"} <= set(data_meta.get("targets", ())) else ()
     cfg = TrainConfig(kind=kind, preset=preset, steps=steps, batch_size=batch_size,
                       optimizer=optimizer, lr=lr, lr_halve_every=lr_halve_every,
                       eval_every=eval_every, eval_positions=eval_positions,
                       checkpoint_every=checkpoint_every, threads=threads,
                       seed=seed, train_limit=train_limit, init_from=init_from, device=device,
-                      loader_workers=loader_workers)
+                      loader_workers=loader_workers, heads=tuple(heads),
+                      ownership_weight=ownership_weight, score_weight=score_weight)
     click.echo(f"config {asdict(cfg)}", err=True)
-    metrics = train(cfg, data_dir, out, resume=resume, log=lambda m: click.echo(m, err=True))
+    try:
+        metrics = train(cfg, data_dir, out, resume=resume, log=lambda m: click.echo(m, err=True))
+    except ValueError as e:
+        raise click.ClickException(str(e))
     path = export_run(out, kind, feature_set, data_meta, metrics)
     click.echo(f"exported {path}", err=True)
     if kind in ("policy", "zero"):
         click.echo(f"top1 {metrics.get('top1', 0):.4f} top5 {metrics.get('top5', 0):.4f} "
                    f"positions {metrics.get('positions', 0)}")
     else:
-        click.echo(f"mse {metrics.get('mse', 0):.4f} positions {metrics.get('positions', 0)}")
+        aux = "".join(f" {k} {metrics[k]:.4f}" for k in ("own_mse", "score_mae") if k in metrics)
+        click.echo(f"mse {metrics.get('mse', 0):.4f}{aux} positions {metrics.get('positions', 0)}")
 
 
 def common_options(default_ppg, default_batch, default_steps):
@@ -237,15 +247,39 @@ def sl_command(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimize
          loader_workers)
 
 
+AUTO_HEADS = "auto"
+
+
+def parse_heads(ctx, param, value: str):
+    """A tuple of heads, or AUTO_HEADS: both heads when the dataset holds their targets."""
+    if value == AUTO_HEADS:
+        return value
+    heads = tuple(h for h in (value or "").replace(" ", "").split(",") if h and h != "none")
+    bad = sorted(set(heads) - set(AUX_HEADS))
+    if bad:
+        raise click.BadParameter(f"unknown heads {bad}; expected some of {list(AUX_HEADS)}")
+    return heads
+
+
 @click.command("value")
 @common_options(default_ppg=2, default_batch=32, default_steps=50_000)
+@click.option("--heads", default=AUTO_HEADS, show_default=True, callback=parse_heads,
+              help="auxiliary heads: ownership, score, ownership,score or none (ownership and score "
+                   "need the targets of engine-train value-data); auto: both where the dataset "
+                   "has their targets, none on human games")
+@click.option("--ownership-weight", default=TrainConfig.ownership_weight, show_default=True,
+              type=click.FloatRange(0), help="weight of the ownership MSE (mean over the points)")
+@click.option("--score-weight", default=TrainConfig.score_weight, show_default=True,
+              type=click.FloatRange(0), help="weight of the MSE of score / N^2")
 def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                   positions_per_game, max_games, train_limit, init_from, device, loader_workers,
-                  min_rank, sizes, max_handicap, min_moves, komi_range):
-    """Train a value network on game outcomes, few positions a game (docs/algorithms.md §4.3)."""
+                  min_rank, sizes, max_handicap, min_moves, komi_range, heads, ownership_weight,
+                  score_weight):
+    """Train a value network on game outcomes, few positions a game (docs/algorithms.md §4.3),
+    with the auxiliary ownership and score heads on self-play data."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
     _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
-         loader_workers)
+         loader_workers, heads, ownership_weight, score_weight)

@@ -70,9 +70,10 @@ class WorkerPool:
         for loaded in self._loaded:
             loaded.discard(name)
 
-    def run(self, jobs: list[GamesJob]):
-        """Yield (index of the job, its list of GameResult) as each job finishes (jobs are dealt
-        round-robin)."""
+    def run(self, jobs: list):
+        """Yield (index of the job, its results) as each job finishes (jobs are dealt
+        round-robin). A job is a GamesJob or any object with `networks()` (the names it needs)
+        and `play(nets)`, e.g. training.value_games.ValueGamesJob."""
         if self.local is not None:
             for k, job in enumerate(jobs):
                 yield k, self.local.play(job)
@@ -80,8 +81,7 @@ class WorkerPool:
         pending = []
         for k, job in enumerate(jobs):
             a = k % len(self.actors)
-            names = {name for pair in job.pairs for name in pair} | {job.value} - {None}
-            for name in sorted(names - self._loaded[a]):
+            for name in sorted(job.networks() - self._loaded[a]):
                 ref, kind = self._nets[name]
                 self.actors[a].load.remote(name, ref, kind)     # actor calls run in order
                 self._loaded[a].add(name)

@@ -235,6 +235,7 @@ class NetworkSearch:
         self.eval_time = 0.0
         self.evaluations = 0
         self.dead_at_terminals: np.ndarray | None = None  # set by the Player (search.terminal)
+        self._heads = (None, None)      # the value net's heads at the root (`_value_heads`)
         playout_seed(int(self._rng.integers(2**31)))
 
     @property
@@ -351,9 +352,33 @@ class NetworkSearch:
         self._komi_shift = komi_shift(game.komi, cfg.value_komi, game.size, cfg.komi_scale)
         if t.ti[T.I_FIRST, t.root] < 0:
             self._expand_root(game, st0, meta0, root_hist, hist_len, moves_buf, priors_buf)
+        self._heads = self._value_heads(Position(st0.copy(), meta0.copy(), [
+            root_hist[i].copy() for i in range(hist_len)], game.size), color)
         self._add_root_noise()
         self._own_acc = np.zeros(a, dtype=np.float64)
         self._own_n = 0
+
+    def _value_heads(self, pos: Position, color: int) -> tuple:
+        """(ownership float[N, N] from Black's view, score lead for Black in points) from the
+        auxiliary heads of the value network (docs/algorithms.md §4.3) at `pos`, `color` to
+        move; each None where the value network has no such head (or there is none)."""
+        has_own = getattr(self.value, "has_ownership", False)
+        has_score = getattr(self.value, "has_score", False)
+        if self.config.mode != "alphago" or not (has_own or has_score):
+            return None, None
+        ev = self._run(self.value, self._features([pos], self.value_features), [pos])
+        sign = 1.0 if color == B.BLACK else -1.0
+        n = pos.size
+        own = sign * ev.ownership[0].reshape(n, n).astype(np.float64) if has_own else None
+        return own, (sign * float(ev.score[0]) if has_score else None)
+
+    def head_ownership(self, game) -> np.ndarray | None:
+        """float[N, N], +1 black, from the value network's ownership head for `game` as it stands
+        (no playouts); None when the value network has no such head."""
+        if not getattr(self.value, "has_ownership", False) or self.config.mode != "alphago":
+            return None
+        pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history[-8:]), game.size)
+        return self._value_heads(pos, game.to_play)[0]
 
     def _expand_root(self, game, st0, meta0, root_hist, hist_len, moves_buf, priors_buf):
         pos = Position(st0.copy(), meta0.copy(), [root_hist[i].copy() for i in range(hist_len)],
@@ -479,8 +504,16 @@ class NetworkSearch:
         if self._own_n > 0:  # rollout ownership (AlphaGo search); Zero has none
             n = game.size
             own = (self._own_acc.reshape(n + 2, n + 2)[1:-1, 1:-1] / self._own_n).copy()
-        return summarize_root(self.tree, self._color, game.size, ownership_black=own,
-                              simulations=ran, elapsed=elapsed, lam=self._lam, komi=game.komi)
+        # the value network's heads, where it has them, answer for the root: ownership with no
+        # playouts at lambda 0, and a score lead that the rollouts' ownership (a mean over
+        # playouts of a policy much weaker than the networks) only approximates
+        head_own, head_lead = self._heads
+        res = summarize_root(self.tree, self._color, game.size,
+                             ownership_black=own if head_own is None else head_own,
+                             simulations=ran, elapsed=elapsed, lam=self._lam, komi=game.komi)
+        if head_lead is not None:
+            res.score_lead_black = head_lead
+        return res
 
 
 __all__ = ["NetSearchConfig", "NetworkSearch", "Position"]
