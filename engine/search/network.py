@@ -511,8 +511,8 @@ class NetworkSearch:
         res = summarize_root(self.tree, self._color, game.size,
                              ownership_black=own if head_own is None else head_own,
                              simulations=ran, elapsed=elapsed, lam=self._lam, komi=game.komi)
-        if head_lead is not None:
-            res.score_lead_black = head_lead
+        if head_lead is not None:     # learned with value_komi: moved to the game's komi
+            res.score_lead_black = head_lead + self.config.value_komi - game.komi
         return res
 
 
