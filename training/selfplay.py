@@ -34,6 +34,7 @@ from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 from goengine.engine.search.network import candidate_moves
 from goengine.models.onnx_evaluator import OnnxEvaluator
+from goengine.training.zero_selfplay import ZeroGamesJob, play_zero_games
 
 POLICY_FEATURES = "alphago48"
 VALUE_FEATURES = "alphago49"
@@ -150,8 +151,14 @@ class SelfPlayWorker:
         from the bytes of an exported ONNX file."""
         path = self._dir / f"net-{len(self.nets)}.onnx"
         path.write_bytes(onnx_bytes)
-        self.nets[name] = OnnxEvaluator(path, self.threads, symmetry="none", cache_size=0,
-                                        max_batch=256, kind=kind)
+        if kind == "zero":
+            # the Zero search's own evaluation: a random symmetry per position (AlphaGo Zero,
+            # Methods "Search") and the cache that spares a leaf met again before its expansion
+            self.nets[name] = OnnxEvaluator(path, self.threads, symmetry="random",
+                                            cache_size=100_000, kind=kind)
+        else:
+            self.nets[name] = OnnxEvaluator(path, self.threads, symmetry="none", cache_size=0,
+                                            max_batch=256, kind=kind)
         return name
 
     def loaded(self) -> list[str]:
@@ -161,7 +168,10 @@ class SelfPlayWorker:
         """CPU time of this worker's process so far (what its games cost, free of waiting)."""
         return time.process_time()
 
-    def play(self, job: GamesJob) -> list[GameResult]:
+    def play(self, job: GamesJob | ZeroGamesJob) -> list:
+        """The games of `job`: policy games (GameResult) or Zero search games (ZeroGameResult)."""
+        if isinstance(job, ZeroGamesJob):
+            return play_zero_games(self.nets, job)
         n = job.size
         rng = np.random.default_rng(job.seed)
         rules = selfplay_rules(job.komi)
