@@ -339,7 +339,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
             ax[0].plot(*zip(*pts), label=key)
     ax[0].set_xlabel("generation")
     ax[0].set_title("training loss")
-    ax[0].legend()
+    if ax[0].lines:
+        ax[0].legend()
     pts = [(int(r["generation"]), float(r["gate_score"]), r["decision"]) for r in rows
            if r.get("gate_score")]
     if pts:
