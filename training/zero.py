@@ -32,6 +32,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import subprocess
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -51,7 +53,8 @@ from goengine.training.workers import WorkerPool, make_jobs, worker_options
 from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob
 from goengine.training.zero_shards import ZeroShards, load_window, resignation_stats
-from goengine.training.zero_train import OPTIMIZERS, make_zero_optimizer, sample_batch, train_step
+from goengine.training.zero_train import (OPTIMIZERS, STATS, make_zero_optimizer, run_steps,
+                                          save_trainer)
 
 BEST, CANDIDATE = "best", "candidate"       # network names on the workers
 CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
@@ -84,7 +87,8 @@ class ZeroConfig:
     lr: float = 0.01
     l2: float = 1e-4                # c
     checkpoint_every: int = 50
-    threads: int = 1                # torch threads of the trainer
+    threads: int = 1                # torch threads of each trainer process
+    trainer_procs: int = 1          # > 1: DistributedDataParallel under torchrun
     # gating
     gating: bool = True
     gate_visits: int = 50
@@ -161,9 +165,7 @@ class ZeroRun:
 
     # ---- persistence ------------------------------------------------------------------------
     def save(self) -> None:
-        nets.save_checkpoint(self.net, self.dir / "checkpoint.pt",
-                             optimizer=self.opt.state_dict(), steps=self.steps,
-                             zero_config=json.dumps(asdict(self.cfg)))
+        save_trainer(self.dir / "checkpoint.pt", self.net, self.opt, self.steps, self.cfg)
 
     def write_state(self) -> None:
         self.state["elapsed_s"] = time.monotonic() - getattr(self, "_start", time.monotonic())
@@ -212,30 +214,49 @@ class ZeroRun:
     def train(self) -> None:
         cfg, gen = self.cfg, self.state["generation"]
         target = gen * cfg.steps
-        window = load_window(self.dir / "games", cfg.window)
-        rng = np.random.default_rng([cfg.seed, gen, self.steps])
-        bar = tqdm(total=target, initial=self.steps, unit="step", desc=f"gen {gen} training",
-                   dynamic_ncols=True, leave=False)
-        t0, k, sums = time.monotonic(), 0, np.zeros(3)
-        while self.steps < target:
-            sums += train_step(self.net, self.opt, sample_batch(window, cfg.size,
-                                                                cfg.batch_size, rng))
-            self.steps += 1
-            k += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{sums[0] / k:.3f}")
-            if self.steps % cfg.checkpoint_every == 0:
+        t0 = time.monotonic()
+        rate = None
+        if cfg.trainer_procs > 1:
+            k, sums, positions, rate = self._train_distributed(target)
+        else:
+            window = load_window(self.dir / "games", cfg.window)
+            rng = np.random.default_rng([cfg.seed, gen, self.steps])
+            bar = tqdm(total=target, initial=self.steps, unit="step",
+                       desc=f"gen {gen} training", dynamic_ncols=True, leave=False)
+
+            def save(at):
+                self.steps = at
                 self.save()
-        bar.close()
-        self.save()
-        dt = max(time.monotonic() - t0, 1e-9)
+
+            self.steps, sums, k = run_steps(self.net, self.opt, window, cfg.size,
+                                            cfg.batch_size, rng, self.steps, target,
+                                            cfg.checkpoint_every, save, bar)
+            bar.close()
+            positions = len(window.z)
+        rate = rate or k * cfg.batch_size / max(time.monotonic() - t0, 1e-9)
         if k:
             self.state["row"].update(loss=f"{sums[0] / k:.4f}", value_loss=f"{sums[1] / k:.4f}",
                                      policy_loss=f"{sums[2] / k:.4f}",
-                                     window_positions=len(window.z),
-                                     train_positions_s=f"{k * cfg.batch_size / dt:.0f}")
+                                     window_positions=positions,
+                                     train_positions_s=f"{rate:.0f}")
         self.state["phase"] = "gate"
         self.write_state()
+
+    def _train_distributed(self, target: int):
+        """The steps up to `target` on `trainer_procs` torchrun processes (training.zero_ddp);
+        the weights and optimizer come back through checkpoint.pt."""
+        (self.dir / STATS).unlink(missing_ok=True)
+        subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                        f"--nproc_per_node={self.cfg.trainer_procs}", "-m",
+                        "goengine.training.zero_ddp", "--run-dir", str(self.dir),
+                        "--target", str(target)], check=True)
+        self.net, ckpt = nets.load_checkpoint(self.dir / "checkpoint.pt")
+        self.opt = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
+        self.opt.load_state_dict(ckpt["optimizer"])
+        self.steps = int(ckpt["steps"])
+        stats = json.loads((self.dir / STATS).read_text())
+        return (stats["steps"], np.asarray(stats["loss"]), stats["window_positions"],
+                stats["positions_s"])
 
     def gate(self) -> None:
         cfg, gen = self.cfg, self.state["generation"]
@@ -404,7 +425,10 @@ D = ZeroConfig()
 @click.option("--checkpoint-every", default=D.checkpoint_every, show_default=True,
               type=click.IntRange(1))
 @click.option("--threads", default=D.threads, show_default=True, type=click.IntRange(1),
-              help="torch threads of the trainer")
+              help="torch threads of each trainer process")
+@click.option("--trainer-procs", default=D.trainer_procs, show_default=True,
+              type=click.IntRange(1), help="training processes: > 1 runs DistributedDataParallel "
+                                           "under torchrun (gloo on CPU, NCCL on GPUs)")
 @click.option("--gating/--no-gating", default=D.gating, show_default=True,
               help="--no-gating promotes every candidate (AlphaZero)")
 @click.option("--gate-visits", default=D.gate_visits, show_default=True, type=click.IntRange(2))

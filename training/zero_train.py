@@ -10,16 +10,21 @@ The c ||theta||^2 term is the optimizer's weight decay: its gradient is 2 c thet
 """
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
+
 import numpy as np
 import torch
 from torch.nn import functional as F
 
 from goengine.engine import symmetry
 from goengine.models.metadata import PLANES
+from goengine.training import nets
 from goengine.training.zero_selfplay import ZERO_FEATURES
 from goengine.training.zero_shards import Window
 
 OPTIMIZERS = ("sgd", "adam")
+STATS = "train_stats.json"      # what the distributed trainer's rank 0 reports to the loop
 
 
 def make_zero_optimizer(net, name: str, lr: float, l2: float, momentum: float = 0.9):
@@ -57,9 +62,10 @@ def zero_loss(net, planes, pi, z):
     return value_loss + policy_loss, (float(value_loss.detach()), float(policy_loss.detach()))
 
 
-def train_step(net, opt, batch) -> tuple[float, float, float]:
-    """One optimizer step on a numpy batch; (loss, value loss, policy loss)."""
-    planes, pi, z = (torch.from_numpy(a) for a in batch)
+def train_step(net, opt, batch, device=None) -> tuple[float, float, float]:
+    """One optimizer step on a numpy batch (moved to `device` when given); (loss, value loss,
+    policy loss)."""
+    planes, pi, z = (torch.from_numpy(a).to(device or "cpu") for a in batch)
     net.train()
     opt.zero_grad(set_to_none=True)
     loss, (v, p) = zero_loss(net, planes, pi, z)
@@ -68,4 +74,29 @@ def train_step(net, opt, batch) -> tuple[float, float, float]:
     return float(loss.detach()), v, p
 
 
-__all__ = ["OPTIMIZERS", "make_zero_optimizer", "sample_batch", "train_step", "zero_loss"]
+def run_steps(net, opt, window: Window, size: int, batch_size: int, rng, steps: int,
+              target: int, save_every: int, save, bar=None, device=None):
+    """Train from step `steps` to `target`, calling `save(steps)` every `save_every` steps and at
+    the end; returns (steps, [loss, value loss, policy loss] summed, steps run)."""
+    k, sums = 0, np.zeros(3)
+    while steps < target:
+        sums += train_step(net, opt, sample_batch(window, size, batch_size, rng), device)
+        steps += 1
+        k += 1
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(loss=f"{sums[0] / k:.3f}")
+        if steps % save_every == 0:
+            save(steps)
+    save(steps)
+    return steps, sums, k
+
+
+def save_trainer(path, net, opt, steps: int, cfg) -> None:
+    """The trainer's checkpoint: weights, optimizer state, steps run, the run's config."""
+    nets.save_checkpoint(net, path, optimizer=opt.state_dict(), steps=steps,
+                         zero_config=json.dumps(asdict(cfg)))
+
+
+__all__ = ["OPTIMIZERS", "STATS", "make_zero_optimizer", "run_steps", "sample_batch", "save_trainer",
+           "train_step", "zero_loss"]
