@@ -213,7 +213,10 @@ class ZeroRun:
 
     def train(self) -> None:
         cfg, gen = self.cfg, self.state["generation"]
-        target = gen * cfg.steps
+        if "train_target" not in self.state:      # kept, so that a resumed phase ends there too
+            self.state["train_target"] = self.steps + cfg.steps
+            self.write_state()
+        target = self.state["train_target"]
         t0 = time.monotonic()
         rate = None
         if cfg.trainer_procs > 1:
@@ -325,6 +328,7 @@ class ZeroRun:
             self.pool.publish(BEST, self.registry.path(gen).read_bytes(), kind="zero")
         self.state.update(generation=gen + 1, phase="selfplay", row={})
         self.state.pop("gate", None)
+        self.state.pop("train_target", None)
         self.write_state()
 
     def run(self) -> None:

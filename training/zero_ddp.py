@@ -41,7 +41,7 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
     opt = make_zero_optimizer(net, cfg.optimizer, cfg.lr, cfg.l2)
     opt.load_state_dict(ckpt["optimizer"])
     steps = int(ckpt["steps"])
-    gen = -(-target // cfg.steps)
+    gen = json.loads((run_dir / "state.json").read_text())["generation"]
     model = DistributedDataParallel(net, device_ids=[device.index] if cuda else None)
     window = load_window(run_dir / "games", cfg.window)
     rng = np.random.default_rng([cfg.seed, gen, steps, rank])
