@@ -31,7 +31,9 @@ from goengine.training.zero_registry import Registry  # noqa: E402
 from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
                                              default_sampled_moves, make_search,
                                              visit_distribution, zero_rules)
-from goengine.training.zero_shards import ZeroShards, load_window  # noqa: E402
+from goengine.training.zero_selfplay import ZeroGameResult  # noqa: E402
+from goengine.training.zero_shards import (ZeroShards, calibrated_threshold,  # noqa: E402
+                                           load_window)
 from goengine.training.zero_train import sample_batch, train_step, make_zero_optimizer  # noqa: E402
 from goengine.training.workers import WorkerPool  # noqa: E402
 
@@ -78,6 +80,7 @@ def test_records_replay_with_pi_on_legal_moves_and_z_from_the_rules(tiny):
         assert r.winner == np.sign(r.score) and r.winner in (-1, 1)     # komi 0.5: no draw
         z = r.z()
         assert (z[0::2] == r.winner).all() and (z[1::2] == -r.winner).all()
+        assert all(0 <= low < 1 for low in r.min_winrate)      # each side's lowest win rate
 
 
 def test_visit_targets_are_the_root_visits():
@@ -130,6 +133,23 @@ def test_resignation_never_fires_in_no_resign_games(tiny):
     gone = w.play(ZeroGamesJob(pairs=[("best", "best")] * 2, size=5, visits=4, seed=1,
                                resign_threshold=1.0, no_resign_fraction=0.0))
     assert all(r.resigned and len(r.moves) == 0 and r.winner == -1 for r in gone)
+
+
+def test_resignation_threshold_bounds_the_false_resignations(tmp_path):
+    def game(low_of_winner, no_resign=True, winner=1):
+        lows = (low_of_winner, 0.01) if winner == 1 else (0.01, low_of_winner)
+        return ZeroGameResult("b", "b", 5, 0.5, np.zeros(0, np.int16), winner, 1.0, False,
+                              no_resign, 0, lows)
+
+    shards = ZeroShards(tmp_path)
+    # the winners' lowest win rates 0.00, 0.01, ..., 0.39, half won by each colour
+    shards.write([game(i / 100, winner=1 if i % 2 else -1) for i in range(40)], "a.npz", 1)
+    shards.write([game(0.0, no_resign=False)] * 10, "b.npz", 1)    # resignable games: unused
+    t = calibrated_threshold(tmp_path, 100, 0.05, cap=0.2)
+    assert t == pytest.approx(np.quantile(np.arange(40) / 100, 0.05))
+    assert sum(i / 100 < t for i in range(40)) <= 0.05 * 40          # at most 5% resign falsely
+    assert calibrated_threshold(tmp_path, 100, 0.5, cap=0.1) == 0.1   # never above the cap
+    assert calibrated_threshold(tmp_path, 10, 0.05, cap=0.2) is None  # too few games
 
 
 # ---- SPRT -------------------------------------------------------------------------------------

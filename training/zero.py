@@ -52,14 +52,16 @@ from goengine.training.sprt import gate_decision
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob
-from goengine.training.zero_shards import ZeroShards, load_window, resignation_stats
+from goengine.training.zero_shards import (ZeroShards, calibrated_threshold, load_window,
+                                           resignation_stats)
 from goengine.training.zero_train import (OPTIMIZERS, STATS, make_zero_optimizer, run_steps,
                                           save_trainer)
 
 BEST, CANDIDATE = "best", "candidate"       # network names on the workers
 CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
                 "policy_loss", "window_positions", "selfplay_games_s", "selfplay_positions_s",
-                "train_positions_s", "false_resign", "would_resign", "gate_games", "gate_score",
+                "train_positions_s", "resign_threshold", "false_resign", "would_resign",
+                "gate_games", "gate_score",
                 "llr", "elapsed_s"]
 
 
@@ -75,7 +77,8 @@ class ZeroConfig:
     dirichlet_alpha: float = 0.0    # 0: 0.03 * 361 / N^2
     dirichlet_eps: float = 0.25
     sampled_moves: int = -1         # moves at temperature 1; -1: (N^2 // 12) // 2 * 2
-    resign_threshold: float = 0.05  # win rate; 0 never resigns
+    resign_threshold: float = 0.05  # win rate; 0 never resigns; the calibration's ceiling
+    resign_target: float = 0.05     # false resignations allowed (AlphaGo Zero: 5%); 0: fixed
     no_resign_fraction: float = 0.1
     move_cap: int = 0               # 0: 2 N^2
     search_batch: int = 8           # leaves per network call
@@ -146,7 +149,8 @@ class ZeroRun:
             self.opt = make_zero_optimizer(self.net, cfg.optimizer, cfg.lr, cfg.l2)
             self.steps = 0
             self.state = {"size": cfg.size, "generation": 1, "phase": "selfplay", "best": 0,
-                          "elapsed_s": 0.0, "init": str(init or "scratch"), "row": {}}
+                          "elapsed_s": 0.0, "init": str(init or "scratch"), "row": {},
+                          "resign_threshold": cfg.resign_threshold}
             (self.dir / "curve.csv").unlink(missing_ok=True)
             export_onnx(self.net, "zero", self.dir / "candidate.onnx",
                         {"training_data": f"initial: {self.state['init']}",
@@ -175,7 +179,8 @@ class ZeroRun:
     def _job_args(self, gating: bool) -> dict:
         cfg = self.cfg
         common = dict(size=cfg.size, komi=cfg.komi, move_cap=cfg.move_cap,
-                      batch_size=cfg.search_batch, resign_threshold=cfg.resign_threshold,
+                      batch_size=cfg.search_batch,
+                      resign_threshold=self.state.get("resign_threshold", cfg.resign_threshold),
                       eps=cfg.dirichlet_eps, alpha=cfg.dirichlet_alpha)
         if gating:
             return dict(common, visits=cfg.gate_visits, noise=False,
@@ -205,9 +210,17 @@ class ZeroRun:
         bar.close()
         dt = max(time.monotonic() - t0, 1e-9)
         false, would = resignation_stats(self.dir / "games", gen)
+        used = self.state.get("resign_threshold", cfg.resign_threshold)
         self.state["row"] = {"selfplay_games_s": f"{games / dt:.3f}" if games else "",
                              "selfplay_positions_s": f"{positions / dt:.1f}" if games else "",
-                             "false_resign": false, "would_resign": would}
+                             "false_resign": false, "would_resign": would,
+                             "resign_threshold": f"{used:.4f}"}
+        if cfg.resign_target > 0:
+            # the next generation's threshold, from the no-resign games of the window
+            new = calibrated_threshold(self.dir / "games", cfg.window, cfg.resign_target,
+                                       cfg.resign_threshold)
+            if new is not None:
+                self.state["resign_threshold"] = new
         self.state["phase"] = "train"
         self.write_state()
 
@@ -313,6 +326,7 @@ class ZeroRun:
                "gate_losses": g["losses"], "gate_score": "" if score is None else f"{score:.4f}",
                "llr": g["llr"], "false_resign": self.state["row"].get("false_resign", ""),
                "would_resign": self.state["row"].get("would_resign", ""),
+               "resign_threshold": self.state["row"].get("resign_threshold", ""),
                "elapsed_s": f"{time.monotonic() - self._start:.0f}"}
         if promoted:
             with_registry_metadata(self.dir / "candidate.onnx", self.registry.path(gen),
@@ -410,7 +424,11 @@ D = ZeroConfig()
 @click.option("--sampled-moves", default=D.sampled_moves, show_default=True,
               type=click.IntRange(-1), help="moves at temperature 1; -1: (N^2 // 12) // 2 * 2")
 @click.option("--resign-threshold", default=D.resign_threshold, show_default=True,
-              type=click.FloatRange(0, 1), help="resign below this win rate; 0 never")
+              type=click.FloatRange(0, 1), help="resign below this win rate (the start and the "
+                                                "ceiling of the calibration); 0 never")
+@click.option("--resign-target", default=D.resign_target, show_default=True,
+              type=click.FloatRange(0, 1), help="false-resignation rate the threshold is set to "
+                                                "from the no-resign games (0: keep it fixed)")
 @click.option("--no-resign-fraction", default=D.no_resign_fraction, show_default=True,
               type=click.FloatRange(0, 1), help="games that never resign (false-resign count)")
 @click.option("--move-cap", default=D.move_cap, show_default=True, type=click.IntRange(0),

@@ -19,8 +19,8 @@ from pathlib import Path
 from goengine.training.game_shards import write_atomic
 
 FIELDS = ["generation", "decision", "file", "selfplay_games", "train_steps", "gate_games",
-          "gate_wins", "gate_draws", "gate_losses", "gate_score", "llr", "false_resign",
-          "would_resign", "elapsed_s"]
+          "gate_wins", "gate_draws", "gate_losses", "gate_score", "llr", "resign_threshold",
+          "false_resign", "would_resign", "elapsed_s"]
 
 
 class Registry:

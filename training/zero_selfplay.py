@@ -18,7 +18,9 @@ two passes or at the move cap, or the resignation.
 
 Resignation: a side whose search gives it a win rate below `resign_threshold` resigns. A fraction of
 games (`no_resign`, decided per game by the job's seed) never resigns: they record the first
-colour that would have resigned, so that the loop counts the false resignations (that colour won).
+colour that would have resigned, so that the loop counts the false resignations (that colour won),
+and every game records each colour's lowest win rate, from which the loop sets the threshold
+(`training.zero_shards.calibrated_threshold`).
 
 This module imports the engine and onnxruntime's evaluator only: it runs on the Ray workers,
 which never load torch.
@@ -29,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from goengine.engine.colors import BLACK
+from goengine.engine.colors import BLACK, WHITE
 from goengine.engine.coords import PASS, loc_to_pos, pos_to_loc
 from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
@@ -87,6 +89,7 @@ class ZeroGameResult:
     no_resign: bool                  # a game where resignation was off
     would_resign: int                # in a no-resign game: +1 / -1 the first colour that would
                                      # have resigned (black / white), 0 none
+    min_winrate: tuple = (1.0, 1.0)  # (black, white): each one's lowest search win rate
     x: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint8))  # packed planes
     pi: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # [T, N*N+1]
 
@@ -155,11 +158,13 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
     planes = np.zeros((FEATURE_SETS[ZERO_FEATURES].num_planes, n, n), dtype=np.uint8)
     moves, xs, pis = [], [], []
     would_resign, resigned_by = 0, 0
+    lowest = {BLACK: 1.0, WHITE: 1.0}
     while not game.is_over() and game.move_number < cap:
         color = game.to_play
         search = searches[black if color == BLACK else white]
         result = search.search(game, color, visits=job.visits)
         sign = 1 if color == BLACK else -1
+        lowest[color] = min(lowest[color], result.winrate)
         if job.resign_threshold > 0 and result.winrate < job.resign_threshold:
             if not no_resign:
                 resigned_by = sign
@@ -179,7 +184,8 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
         score = game.area_score()
         winner = int(np.sign(score))
     r = ZeroGameResult(black, white, n, job.komi, np.asarray(moves, dtype=np.int16), winner,
-                       score, bool(resigned_by), no_resign, would_resign)
+                       score, bool(resigned_by), no_resign, would_resign,
+                       (lowest[BLACK], lowest[WHITE]))
     if xs:
         r.x, r.pi = np.stack(xs), np.stack(pis)
     return r

@@ -18,6 +18,7 @@ Layout of a shard (np.savez_compressed; P positions, G games):
 | score        | float32 | [G]        | area score with komi, nan for a resignation             |
 | resigned, no_resign | bool | [G]   |                                                         |
 | would_resign | int8    | [G]        | in no-resign games, the colour that would have resigned |
+| min_winrate  | float32 | [G, 2]     | black's and white's lowest search win rate in the game  |
 
 Every self-play game records every move, so positions and moves share the offsets. A killed run
 loses at most the shard being written: the manifest lists only shards written whole, and a file
@@ -68,7 +69,8 @@ class ZeroShards:
             score=np.asarray([r.score for r in results], dtype=np.float32),
             resigned=np.asarray([r.resigned for r in results], dtype=bool),
             no_resign=np.asarray([r.no_resign for r in results], dtype=bool),
-            would_resign=np.asarray([r.would_resign for r in results], dtype=np.int8))
+            would_resign=np.asarray([r.would_resign for r in results], dtype=np.int8),
+            min_winrate=np.asarray([r.min_winrate for r in results], dtype=np.float32))
 
         def write_shard(tmp):
             with open(tmp, "wb") as f:
@@ -131,4 +133,28 @@ def resignation_stats(out_dir, generation: int | None = None) -> tuple[int, int]
     return false, would
 
 
-__all__ = ["Window", "ZeroShards", "load_window", "resignation_stats"]
+def calibrated_threshold(out_dir, games: int, target: float, cap: float,
+                         least: int = 20) -> float | None:
+    """The resignation threshold that would have resigned at most `target` of the newest
+    `games` games' no-resign games that their winner went on to win: the `target` quantile of
+    the winners' lowest win rates, never above `cap`; None with fewer than `least` such games."""
+    out_dir = Path(out_dir)
+    lows, count = [], 0
+    for shard in reversed(read_manifest(out_dir)["shards"]):
+        if count >= games:
+            break
+        count += shard["games"]
+        with np.load(out_dir / shard["file"]) as a:
+            if "min_winrate" not in a.files:
+                continue
+            keep = a["no_resign"] & (a["winner"] != 0)
+            col = (a["winner"][keep] < 0).astype(int)         # 0: black won, 1: white won
+            lows.append(a["min_winrate"][keep][np.arange(len(col)), col])
+    lows = np.concatenate(lows) if lows else np.zeros(0)
+    if len(lows) < least:
+        return None
+    # resigning strictly below the quantile: at most `target` of the winners dipped below it
+    return float(min(cap, np.quantile(lows, target)))
+
+
+__all__ = ["Window", "ZeroShards", "calibrated_threshold", "load_window", "resignation_stats"]
