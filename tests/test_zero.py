@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 
+import click
 import numpy as np
 import pytest
 
@@ -207,6 +208,8 @@ def test_gating_replaces_the_best_only_on_a_pass(tmp_path):
                                "llr": "0"})
         run.promote()
         assert run.state["best"] == best and run.state["phase"] == "selfplay"
+    with pytest.raises(click.UsageError):            # a second run in the same directory
+        ZeroRun(small_config(), tmp_path, None, pool, resume=False, log=lambda s: None)
     rows = Registry(tmp_path / "registry").rows
     assert [(r["generation"], r["decision"], r["file"]) for r in rows] == [
         (0, "initial", "gen-0000.onnx"), (1, "fail", ""), (2, "pass", "gen-0002.onnx")]

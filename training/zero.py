@@ -128,6 +128,8 @@ class ZeroRun:
     def __init__(self, cfg: ZeroConfig, run_dir, init, pool: WorkerPool, resume: bool,
                  log=print):
         self.cfg, self.dir, self.pool, self.log = cfg, Path(run_dir), pool, log
+        if not resume and (self.dir / "state.json").exists():
+            raise click.UsageError(f"{run_dir} holds a run: --resume it, or give a new --out")
         self.dir.mkdir(parents=True, exist_ok=True)
         torch.set_num_threads(cfg.threads)
         self.registry = Registry(self.dir / "registry")
