@@ -90,6 +90,7 @@ class ZeroGameResult:
     would_resign: int                # in a no-resign game: +1 / -1 the first colour that would
                                      # have resigned (black / white), 0 none
     min_winrate: tuple = (1.0, 1.0)  # (black, white): each one's lowest search win rate
+    evaluations: int = 0             # positions the network evaluated for this game's searches
     x: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint8))  # packed planes
     pi: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # [T, N*N+1]
 
@@ -159,6 +160,7 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
     moves, xs, pis = [], [], []
     would_resign, resigned_by = 0, 0
     lowest = {BLACK: 1.0, WHITE: 1.0}
+    evaluations = sum(s.evaluations for s in searches.values())
     while not game.is_over() and game.move_number < cap:
         color = game.to_play
         search = searches[black if color == BLACK else white]
@@ -185,7 +187,8 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
         winner = int(np.sign(score))
     r = ZeroGameResult(black, white, n, job.komi, np.asarray(moves, dtype=np.int16), winner,
                        score, bool(resigned_by), no_resign, would_resign,
-                       (lowest[BLACK], lowest[WHITE]))
+                       (lowest[BLACK], lowest[WHITE]),
+                       sum(s.evaluations for s in searches.values()) - evaluations)
     if xs:
         r.x, r.pi = np.stack(xs), np.stack(pis)
     return r
