@@ -5,6 +5,7 @@
     engine-train value-data --out runs/vdata            # value positions from self-play
     engine-train selfplay --size 9 --out runs/games9    # policy self-play games on Ray workers
     engine-train rl --size 9 --out runs/rl9             # RL policy by REINFORCE self-play
+    engine-train zero --size 9 --out runs/zero9         # AlphaGo Zero self-play loop with gating
     engine-train value --data-dir runs/vdata --out runs/value   # ... and a value net on them
     engine-train rollout --sgf kgs/ --out rollout.npz   # fast rollout policy
     engine-train eval --model runs/sl/policy.onnx --sgf heldout/
@@ -38,8 +39,9 @@ def _register():
     from goengine.training.selfplay_cli import selfplay_command
     from goengine.training.value_data import value_data_command
     from goengine.training.sl import sl_command, value_command
+    from goengine.training.zero import zero_command
     for command in (sl_command, value_command, eval_command, export_command, bundle_command, rl_command,
-                    value_data_command, selfplay_command, rollout_command):
+                    value_data_command, selfplay_command, rollout_command, zero_command):
         cli.add_command(command)
 
 

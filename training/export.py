@@ -42,6 +42,8 @@ PARITY_SIZES = (9, 19)
 DYNAMIC_BOARD_SIZES = "9,13,19"
 # What the caller may set; everything else is derived from the net.
 CALLER_KEYS = ("feature_set", "feature_version", "board_sizes", "training_data", "heldout_top1")
+# What a Zero loop's registry adds to a promoted network (models.metadata ignores them).
+REGISTRY_KEYS = ("generation", "selfplay_games", "train_steps", "gating")
 
 
 class ExportError(RuntimeError):
@@ -89,6 +91,27 @@ def output_names(model: nn.Module, kind: str) -> tuple[str, ...]:
     if names[:len(own)] != own or any(n not in AUX_OUTPUTS for n in names[len(own):]):
         raise ValueError(f"a {kind} net must output {own} then some of {AUX_OUTPUTS}, not {names}")
     return names
+
+
+def with_registry_metadata(src: str | os.PathLike, dst: str | os.PathLike, extra: dict) -> None:
+    """Copy the exported file `src` to `dst` (atomically) with the REGISTRY_KEYS of `extra` added
+    to its metadata: the same weights, already parity-checked, under their registry entry."""
+    unknown = set(extra) - set(REGISTRY_KEYS)
+    if unknown:
+        raise ValueError(f"registry keys {sorted(unknown)} unknown; expected {REGISTRY_KEYS}")
+    proto = onnx.load(str(src))
+    props = {p.key: p.value for p in proto.metadata_props}
+    props.update({k: str(v) for k, v in extra.items()})
+    onnx.helper.set_model_props(proto, props)
+    dst = Path(dst)
+    fd, tmp = tempfile.mkstemp(dir=dst.parent, prefix=dst.name + ".", suffix=".tmp")
+    os.close(fd)
+    try:
+        onnx.save(proto, tmp)
+        os.replace(tmp, dst)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def _props(model: nn.Module, kind: str, metadata: dict, fixed: int | None) -> dict[str, str]:

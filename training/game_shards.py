@@ -36,7 +36,7 @@ from goengine.training.selfplay import GameResult
 MANIFEST = "manifest.json"
 
 
-def _write_atomic(path: Path, write) -> None:
+def write_atomic(path: Path, write) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
     os.close(fd)
     try:
@@ -96,12 +96,12 @@ class GameShards:
             with open(tmp, "wb") as f:
                 np.savez_compressed(f, **arrays)
 
-        _write_atomic(self.dir / name, write_shard)
+        write_atomic(self.dir / name, write_shard)
         shards = [s for s in self.manifest["shards"] if s["file"] != name]
         shards.append({"file": name, "games": len(games)})
         self.manifest["shards"] = shards
         self.manifest["games"] = sum(s["games"] for s in shards)
-        _write_atomic(self.dir / MANIFEST,
+        write_atomic(self.dir / MANIFEST,
                       lambda tmp: Path(tmp).write_text(json.dumps(self.manifest, indent=1)))
 
 

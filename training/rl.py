@@ -145,17 +145,17 @@ def reinforce_step(net, opt, data, games: int, size: int, chunk: int) -> float:
 
 # ---- the network -----------------------------------------------------------------------------
 
-def load_initial(path) -> torch.nn.Module:
-    """The SL policy from a training checkpoint (.pt) or an exported policy ONNX (its
-    `net_config` metadata and initializers)."""
+def load_initial(path, kind: str = "policy") -> torch.nn.Module:
+    """The network to start from: a training checkpoint (.pt) or an exported ONNX of `kind`
+    (its `net_config` metadata and initializers)."""
     path = Path(path)
     if path.suffix != ".onnx":
         net, _ = nets.load_checkpoint(path)
         return net
     proto = onnx.load(str(path))
     props = {p.key: p.value for p in proto.metadata_props}
-    if props.get("kind") != "policy" or not props.get("net_config"):
-        raise click.ClickException(f"{path}: not a policy ONNX with net_config metadata")
+    if props.get("kind") != kind or not props.get("net_config"):
+        raise click.ClickException(f"{path}: not a {kind} ONNX with net_config metadata")
     net = nets.from_config(json.loads(props["net_config"]))
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy())
                for i in proto.graph.initializer}

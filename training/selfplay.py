@@ -157,8 +157,14 @@ class SelfPlayWorker:
         from the bytes of an exported ONNX file."""
         path = self._dir / f"net-{len(self.nets)}.onnx"
         path.write_bytes(onnx_bytes)
-        self.nets[name] = OnnxEvaluator(path, self.threads, symmetry="none", cache_size=0,
-                                        max_batch=256, kind=kind)
+        if kind == "zero":
+            # the Zero search's own evaluation: a random symmetry per position (AlphaGo Zero,
+            # Methods "Search") and the cache that spares a leaf met again before its expansion
+            self.nets[name] = OnnxEvaluator(path, self.threads, symmetry="random",
+                                            cache_size=100_000, kind=kind)
+        else:
+            self.nets[name] = OnnxEvaluator(path, self.threads, symmetry="none", cache_size=0,
+                                            max_batch=256, kind=kind)
         return name
 
     def loaded(self) -> list[str]:

@@ -1,10 +1,12 @@
 """Self-play workers on Ray: one `training.selfplay.SelfPlayWorker` per actor, each with its own
-onnxruntime sessions, each playing whole batches of games.
+onnxruntime sessions, each playing whole batches of games: policy games (`GamesJob`) or Zero
+search games (`training.zero_selfplay.ZeroGamesJob`), on the same actors.
 
     pool = WorkerPool(workers=2)                     # a local Ray with 2 worker processes
     pool = WorkerPool(address="ray://head:10001")     # or the cluster at that address
     pool = WorkerPool(workers=0)                     # or one worker in this process (no Ray)
     pool.publish("sl", Path("policy.onnx").read_bytes())
+    pool.publish("best", Path("zero.onnx").read_bytes(), kind="zero")
     for k, results in pool.run(jobs): ...            # jobs[k]'s GameResults, as jobs finish
 
 A network goes to the object store once per `publish` and to each actor before the first job that
@@ -105,11 +107,12 @@ class WorkerPool:
             ray.shutdown()
 
 
-def make_jobs(pairs: list, jobs: int, seed_seq: np.random.SeedSequence, **job_args) -> list[GamesJob]:
-    """`pairs` (one per game) split into `jobs` GamesJobs of near-equal size, each with a seed of
-    its own from `seed_seq`."""
+def make_jobs(pairs: list, jobs: int, seed_seq: np.random.SeedSequence, job_type=GamesJob,
+              **job_args) -> list:
+    """`pairs` (one per game) split into `jobs` jobs of `job_type` (GamesJob or ZeroGamesJob) of
+    near-equal size, each with a seed of its own from `seed_seq`."""
     jobs = max(1, min(jobs, len(pairs)))
     parts = np.array_split(np.arange(len(pairs)), jobs)
     seeds = seed_seq.generate_state(jobs)
-    return [GamesJob(pairs=[pairs[i] for i in part], seed=int(s), **job_args)
+    return [job_type(pairs=[pairs[i] for i in part], seed=int(s), **job_args)
             for part, s in zip(parts, seeds)]

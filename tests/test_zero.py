@@ -1,0 +1,310 @@
+"""The Zero loop (`engine-train zero`): its self-play records, root noise, temperature and
+resignation, the SPRT, gating and the registry, on 5x5 with a one-block, 8-filter network
+exported to ONNX and played by onnxruntime through the engine's Zero search."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import click
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("ray")
+
+import onnx  # noqa: E402
+
+from goengine.engine.coords import PASS, pos_to_loc  # noqa: E402
+from goengine.engine.evaluator import UniformEvaluator  # noqa: E402
+from goengine.engine.features import extract  # noqa: E402
+from goengine.engine.game import Game  # noqa: E402
+from goengine.engine.search import tree as T  # noqa: E402
+from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.training import nets  # noqa: E402
+from goengine.training.export import export_onnx  # noqa: E402
+from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
+from goengine.training.sprt import gate_decision  # noqa: E402
+from goengine.training.zero import ZeroConfig, ZeroRun  # noqa: E402
+from goengine.training.zero_registry import Registry  # noqa: E402
+from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
+                                             default_sampled_moves, make_search,
+                                             visit_distribution, zero_rules)
+from goengine.training.zero_selfplay import ZeroGameResult  # noqa: E402
+from goengine.training.zero_shards import (ZeroShards, calibrated_threshold,  # noqa: E402
+                                           load_window)
+from goengine.training.zero_train import sample_batch, train_step, make_zero_optimizer  # noqa: E402
+from goengine.training.workers import WorkerPool  # noqa: E402
+
+TINY = dict(blocks=1, filters=8)
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """ONNX path of a one-block, 8-filter Zero net with random weights."""
+    d = tmp_path_factory.mktemp("tiny")
+    torch.manual_seed(0)
+    net = nets.build("zero", "cpu", **TINY)
+    export_onnx(net, "zero", d / "tiny.onnx", {"training_data": "random weights",
+                                               "board_sizes": "5"}, board_size=5)
+    return d / "tiny.onnx"
+
+
+def worker(onnx_path, *names):
+    w = SelfPlayWorker()
+    for name in names:
+        w.load(name, onnx_path.read_bytes(), kind="zero")
+    return w
+
+
+# ---- self-play records -----------------------------------------------------------------------
+
+def test_records_replay_with_pi_on_legal_moves_and_z_from_the_rules(tiny):
+    job = ZeroGamesJob(pairs=[("best", "best")] * 3, size=5, komi=0.5, visits=12, seed=3,
+                       resign_threshold=0.0)
+    results = worker(tiny, "best").play(job)
+    for r in results:
+        n = r.size
+        assert len(r.pi) == len(r.x) == len(r.moves) > 0
+        assert np.allclose(r.pi.sum(axis=1), 1, atol=1e-6)
+        g = Game(n, zero_rules(r.komi))
+        for t, pos in enumerate(r.moves):
+            legal = {p for p in range(n * n) if g.is_legal(g.to_play, pos_to_loc(p, n))}
+            support = set(np.flatnonzero(r.pi[t]))
+            assert support - {n * n} <= legal            # pi only on legal moves (and pass)
+            planes = np.unpackbits(r.x[t], count=17 * n * n).reshape(17, n, n)
+            assert (planes == extract(g, "zero17")).all()
+            g.play(g.to_play, PASS if pos == n * n else pos_to_loc(int(pos), n))
+        assert not r.resigned and g.area_score() == r.score
+        assert r.winner == np.sign(r.score) and r.winner in (-1, 1)     # komi 0.5: no draw
+        z = r.z()
+        assert (z[0::2] == r.winner).all() and (z[1::2] == -r.winner).all()
+        assert all(0 <= low < 1 for low in r.min_winrate)      # each side's lowest win rate
+
+
+def test_visit_targets_are_the_root_visits():
+    g = Game(5, zero_rules(0.5))
+    search = make_search(UniformEvaluator(), ZeroGamesJob(pairs=[], size=5, noise=False), 1)
+    result = search.search(g, g.to_play, visits=40)
+    pi = visit_distribution(result, 5)
+    total = sum(s.visits for s in result.moves)
+    assert total >= 30 and pi.sum() == pytest.approx(1)
+    for s in result.moves:
+        pos = 25 if s.move == PASS else int(np.flatnonzero(
+            [pos_to_loc(p, 5) == s.move for p in range(25)])[0])
+        assert pi[pos] == pytest.approx(s.visits / total)
+
+
+def root_priors(search, game):
+    search.tree.prepare_root(game, game.to_play)
+    search.begin(game, game.to_play)
+    t = search.tree
+    kids = t.children(t.root)
+    return np.array(t.tf[T.F_P, kids.start:kids.stop])
+
+
+def test_noise_changes_the_root_priors_only_when_asked():
+    g = Game(5, zero_rules(0.5))
+    flat = root_priors(make_search(UniformEvaluator(), ZeroGamesJob(pairs=[], size=5,
+                                                                    noise=False), 1), g)
+    assert np.allclose(flat, flat[0])
+    noisy = root_priors(make_search(UniformEvaluator(), ZeroGamesJob(pairs=[], size=5,
+                                                                     noise=True), 1), g)
+    assert noisy.sum() == pytest.approx(1) and not np.allclose(noisy, flat)
+    assert noisy.min() >= 0.75 * flat[0] - 1e-9          # eps = 0.25 of the mass is noise
+
+
+def test_temperature_schedule():
+    assert [default_sampled_moves(n) for n in (5, 9, 19)] == [2, 6, 30]
+    rng = np.random.default_rng(0)
+    pi = np.array([0.1, 0.6, 0.3])
+    assert {choose_move(pi, False, rng) for _ in range(50)} == {1}
+    drawn = [choose_move(pi, True, rng) for _ in range(2000)]
+    assert np.bincount(drawn, minlength=3) / 2000 == pytest.approx(pi, abs=0.04)
+
+
+def test_resignation_never_fires_in_no_resign_games(tiny):
+    w = worker(tiny, "best")
+    kept = w.play(ZeroGamesJob(pairs=[("best", "best")] * 2, size=5, visits=4, seed=1,
+                               resign_threshold=1.0, no_resign_fraction=1.0))
+    assert all(r.no_resign and not r.resigned and r.would_resign == 1 for r in kept)
+    assert all(r.false_resignation == (r.winner == 1) for r in kept)
+    gone = w.play(ZeroGamesJob(pairs=[("best", "best")] * 2, size=5, visits=4, seed=1,
+                               resign_threshold=1.0, no_resign_fraction=0.0))
+    assert all(r.resigned and len(r.moves) == 0 and r.winner == -1 for r in gone)
+
+
+def test_resignation_threshold_bounds_the_false_resignations(tmp_path):
+    def game(low_of_winner, no_resign=True, winner=1):
+        lows = (low_of_winner, 0.01) if winner == 1 else (0.01, low_of_winner)
+        return ZeroGameResult("b", "b", 5, 0.5, np.zeros(0, np.int16), winner, 1.0, False,
+                              no_resign, 0, lows)
+
+    shards = ZeroShards(tmp_path)
+    # the winners' lowest win rates 0.00, 0.01, ..., 0.39, half won by each colour
+    shards.write([game(i / 100, winner=1 if i % 2 else -1) for i in range(40)], "a.npz", 1)
+    shards.write([game(0.0, no_resign=False)] * 10, "b.npz", 1)    # resignable games: unused
+    t = calibrated_threshold(tmp_path, 100, 0.05, cap=0.2)
+    assert t == pytest.approx(np.quantile(np.arange(40) / 100, 0.05))
+    assert sum(i / 100 < t for i in range(40)) <= 0.05 * 40          # at most 5% resign falsely
+    assert calibrated_threshold(tmp_path, 100, 0.5, cap=0.1) == 0.1   # never above the cap
+    assert calibrated_threshold(tmp_path, 10, 0.05, cap=0.2) is None  # too few games
+
+
+# ---- SPRT -------------------------------------------------------------------------------------
+
+def test_sprt_decisions():
+    assert gate_decision(70, 0, 30)[0] == "pass"
+    assert gate_decision(30, 0, 70)[0] == "fail"
+    assert gate_decision(52, 0, 48)[0] == "continue"
+    assert gate_decision(30, 0, 0)[0] == "continue"               # under --gate-min
+    assert gate_decision(40, 0, 0, min_games=20)[0] == "pass"
+    assert gate_decision(220, 0, 180)[0] == "pass"                # at --gate-max: 55%
+    assert gate_decision(219, 0, 181)[0] == "fail"
+    assert gate_decision(50, 100, 50)[1] == pytest.approx(gate_decision(100, 0, 100)[1])
+
+
+# ---- training ---------------------------------------------------------------------------------
+
+def test_training_on_the_window_lowers_the_loss(tiny, tmp_path):
+    results = worker(tiny, "best").play(ZeroGamesJob(pairs=[("best", "best")] * 4, size=5,
+                                                     visits=8, seed=2, resign_threshold=0))
+    shards = ZeroShards(tmp_path)
+    shards.write(results[:2], "a.npz", 1)
+    shards.write(results[2:], "b.npz", 1)
+    assert load_window(tmp_path, 1).games == 2                    # the newest shard only
+    window = load_window(tmp_path, 10)
+    assert len(window.z) == sum(len(r.moves) for r in results)
+    rng = np.random.default_rng(0)
+    planes, pi, z = sample_batch(window, 5, 64, rng)
+    assert planes.shape == (64, 17, 5, 5) and np.allclose(pi.sum(1), 1, atol=1e-6)
+    assert set(np.unique(planes[:, 16])) <= {0.0, 1.0}
+    torch.manual_seed(0)
+    net = nets.build("zero", "cpu", **TINY)
+    opt = make_zero_optimizer(net, "adam", 3e-3, 1e-4)
+    batch = sample_batch(window, 5, 64, rng)
+    first = train_step(net, opt, batch)[0]
+    for _ in range(15):
+        last = train_step(net, opt, batch)[0]
+    assert last < first
+
+
+# ---- gating and the registry -----------------------------------------------------------------
+
+def small_config(**kw):
+    base = dict(size=5, komi=0.5, generations=1, games=2, games_per_job=2, visits=8, steps=3,
+                batch_size=16, gate_visits=4, gate_min=2, gate_max=2, gate_step=2, **TINY)
+    return ZeroConfig(**{**base, **kw})
+
+
+def test_gating_replaces_the_best_only_on_a_pass(tmp_path):
+    pool = WorkerPool(workers=0)
+    run = ZeroRun(small_config(), tmp_path, None, pool, resume=False, log=lambda s: None)
+    for gen, decision, best in ((1, "fail", 0), (2, "pass", 2)):
+        run.state.update(generation=gen, phase="promote",
+                         gate={"decision": decision, "wins": 1, "draws": 0, "losses": 1,
+                               "llr": "0"})
+        run.promote()
+        assert run.state["best"] == best and run.state["phase"] == "selfplay"
+    with pytest.raises(click.UsageError):            # a second run in the same directory
+        ZeroRun(small_config(), tmp_path, None, pool, resume=False, log=lambda s: None)
+    rows = Registry(tmp_path / "registry").rows
+    assert [(r["generation"], r["decision"], r["file"]) for r in rows] == [
+        (0, "initial", "gen-0000.onnx"), (1, "fail", ""), (2, "pass", "gen-0002.onnx")]
+    assert not (tmp_path / "registry" / "gen-0001.onnx").exists()
+    props = {p.key: p.value for p in onnx.load(str(tmp_path / "registry" / "gen-0002.onnx"))
+             .metadata_props}
+    assert props["generation"] == "2" and props["gating"].startswith("pass: 1-0-1")
+    OnnxEvaluator(tmp_path / "registry" / "gen-0002.onnx", kind="zero")   # loads as a model
+
+
+def test_registry_survives_a_kill_between_export_and_table(tmp_path, monkeypatch):
+    pool = WorkerPool(workers=0)
+    run = ZeroRun(small_config(), tmp_path, None, pool, resume=False, log=lambda s: None)
+    run.state.update(phase="promote", gate={"decision": "pass", "wins": 2, "draws": 0,
+                                            "losses": 0, "llr": "0.2"})
+    run.write_state()
+
+    def killed(self, row):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Registry, "record", killed)
+    with pytest.raises(KeyboardInterrupt):
+        run.promote()
+    monkeypatch.undo()
+    assert (tmp_path / "registry" / "gen-0001.onnx").exists()   # exported, not in the table
+    again = ZeroRun(small_config(), tmp_path, None, pool, resume=True, log=lambda s: None)
+    again.run()
+    rows = Registry(tmp_path / "registry").rows
+    assert [(r["generation"], r["decision"]) for r in rows] == [(0, "initial"), (1, "pass")]
+    assert again.state == {**again.state, "generation": 2, "best": 1}
+
+
+# ---- the loop end to end ----------------------------------------------------------------------
+
+def zero_cmd(out, *extra):
+    return [sys.executable, "-m", "goengine.training.cli", "zero", "--out", str(out),
+            "--size", "5", "--komi", "0.5", "--games", "4", "--games-per-job", "2",
+            "--visits", "8", "--steps", "4", "--batch-size", "16", "--gate-visits", "4",
+            "--gate-min", "4", "--gate-max", "6", "--gate-step", "2", "--blocks", "1",
+            "--filters", "8", *extra]
+
+
+def check_run(out, generations):
+    rows = Registry(out / "registry").rows
+    assert [r["generation"] for r in rows] == list(range(generations + 1))
+    state = json.loads((out / "state.json").read_text())
+    assert state["generation"] == generations + 1
+    best = [r for r in rows if r["decision"] in ("initial", "pass", "latest")][-1]
+    assert state["best"] == best["generation"] and (out / "registry" / best["file"]).exists()
+    manifest = json.loads((out / "games" / "manifest.json").read_text())
+    assert manifest["games"] == 4 * generations
+    assert (out / "curve.png").exists()
+
+
+def test_loop_with_two_ray_workers_and_two_trainer_processes(tmp_path):
+    """Self-play and gating on 2 local Ray workers, training under torchrun on 2 processes."""
+    out = tmp_path / "run"
+    p = subprocess.run(zero_cmd(out, "--generations", "1", "--workers", "2",
+                                "--trainer-procs", "2"),
+                       capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-2000:]
+    check_run(out, 1)
+    stats = json.loads((out / "train_stats.json").read_text())
+    assert stats["procs"] == 2 and stats["steps"] == 4
+    assert torch.load(out / "checkpoint.pt", weights_only=True)["steps"] == 4
+    row = Registry(out / "registry").rows[1]
+    assert row["gate_games"] >= 4 and row["decision"] in ("pass", "fail")
+    if row["decision"] == "pass":
+        assert sha(out, "gen-0001.onnx") != sha(out, "gen-0000.onnx")
+
+
+def sha(out, name):
+    proto = onnx.load(str(out / "registry" / name))
+    return {p.key: p.value for p in proto.metadata_props}["sha256"]
+
+
+def test_loop_killed_and_resumed_continues_the_registry(tmp_path):
+    out = tmp_path / "run"
+    p = subprocess.Popen(zero_cmd(out, "--generations", "50", "--workers", "0", "--no-gating"),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 240
+    state = out / "state.json"
+    while time.monotonic() < deadline and p.poll() is None and not (
+            state.exists() and json.loads(state.read_text())["generation"] >= 2):
+        time.sleep(0.1)
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
+    done = json.loads(state.read_text())["generation"] - 1
+    assert done >= 1
+    p = subprocess.run(zero_cmd(out, "--generations", str(done + 1), "--workers", "0",
+                                "--no-gating", "--resume"),
+                       capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-2000:]
+    check_run(out, done + 1)
+    rows = Registry(out / "registry").rows
+    assert all(r["decision"] == "latest" for r in rows[1:])
+    assert len({sha(out, r["file"]) for r in rows}) == len(rows)      # each one trained further
+

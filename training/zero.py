@@ -1,0 +1,495 @@
+"""`engine-train zero`: the AlphaGo Zero loop of self-play, training and gating
+(docs/algorithms.md §4.6).
+
+    engine-train zero --size 9 --out runs/zero9                     # from scratch, local Ray
+    engine-train zero --size 9 --out runs/zero9 --resume            # continue after a kill
+    engine-train zero --size 9 --out runs/zero9 --init-from training/checkpoints/zero-cpu.pt
+    engine-train zero ... --ray-address auto                        # games on a Ray cluster
+
+Generation g (1, 2, ...):
+
+1. self-play: `--games` games of the best network against itself through the engine's Zero search
+   (`training.zero_selfplay`: root noise, the opening sampled, resignation) on the workers
+   (`training.workers`), each job's games written as one shard (`training.zero_shards`);
+2. training: `--steps` minibatches from the newest `--window` games under random symmetries, loss
+   (z - v)^2 - pi^T log p + c ||theta||^2 (`training.zero_train`); the candidate's weights carry on
+   from generation to generation, promoted or not;
+3. gating: the candidate plays the best network without noise, the most visited move after the
+   first `--gate-sampled-moves`, until the SPRT decides (`training.sprt`); a pass promotes it.
+   `--no-gating` promotes every candidate (AlphaZero's always-latest network);
+4. the registry (`training.zero_registry`): a promoted network is copied to
+   `registry/gen-NNNN.onnx` with its generation, games, steps and gating result in its metadata,
+   and every gating result goes into registry.json / registry.csv.
+
+`state.json` (written atomically after each phase) and `checkpoint.pt` (every
+`--checkpoint-every` steps) are what `--resume` reads: a killed run loses at most the self-play
+job, the training steps since the last checkpoint, or the gating games in progress.
+curve.csv / curve.png: one row per generation (losses, self-play speed, false resignations,
+gating score).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import click
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from goengine.training import nets
+from goengine.training.curves import append_row
+from goengine.training.export import export_onnx, with_registry_metadata
+from goengine.training.game_shards import write_atomic
+from goengine.training.rl import load_initial
+from goengine.training.sprt import gate_decision
+from goengine.training.workers import WorkerPool, make_jobs, worker_options
+from goengine.training.zero_registry import Registry
+from goengine.training.zero_selfplay import ZeroGamesJob
+from goengine.training.zero_shards import (ZeroShards, calibrated_threshold, load_window,
+                                           resignation_stats)
+from goengine.training.zero_train import (OPTIMIZERS, STATS, make_zero_optimizer, run_steps,
+                                          save_trainer)
+
+BEST, CANDIDATE = "best", "candidate"       # network names on the workers
+CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
+                "policy_loss", "window_positions", "selfplay_games_s", "selfplay_positions_s",
+                "train_positions_s", "resign_threshold", "false_resign", "would_resign",
+                "gate_games", "gate_score",
+                "llr", "elapsed_s"]
+
+
+@dataclass(frozen=True)
+class ZeroConfig:
+    size: int = 9
+    komi: float = 7.5
+    generations: int = 10           # loop iterations (self-play, training, gating) to reach
+    # self-play
+    games: int = 100                # games per generation
+    games_per_job: int = 4          # games a worker plays per job (one shard)
+    visits: int = 100               # root visits per move (AlphaGo Zero: 1,600)
+    dirichlet_alpha: float = 0.0    # 0: 0.03 * 361 / N^2
+    dirichlet_eps: float = 0.25
+    sampled_moves: int = -1         # moves at temperature 1; -1: (N^2 // 12) // 2 * 2
+    resign_threshold: float = 0.05  # win rate; 0 never resigns; the calibration's ceiling
+    resign_target: float = 0.05     # false resignations allowed (AlphaGo Zero: 5%); 0: fixed
+    no_resign_fraction: float = 0.1
+    move_cap: int = 0               # 0: 2 N^2
+    search_batch: int = 8           # leaves per network call
+    # training
+    window: int = 5000              # newest games trained on (AlphaGo Zero: 500,000)
+    steps: int = 200                # minibatches per generation (AlphaGo Zero: 1,000 of 2,048)
+    batch_size: int = 256
+    optimizer: str = "sgd"          # sgd (momentum 0.9, AlphaGo Zero) or adam
+    lr: float = 0.01
+    l2: float = 1e-4                # c
+    checkpoint_every: int = 50
+    threads: int = 1                # torch threads of each trainer process
+    trainer_procs: int = 1          # > 1: DistributedDataParallel under torchrun
+    # gating
+    gating: bool = True
+    gate_visits: int = 50
+    gate_sampled_moves: int = 2     # opening moves sampled, so that gating games differ
+    gate_min: int = 100
+    gate_max: int = 400
+    gate_step: int = 20             # games between SPRT looks after the first gate_min
+    elo0: float = 0.0
+    elo1: float = 35.0
+    sprt_alpha: float = 0.05
+    sprt_beta: float = 0.05
+    pass_score: float = 0.55        # at gate_max without a decision
+    # network
+    preset: str = "cpu"
+    blocks: int = 0                 # 0: the preset's
+    filters: int = 0
+    seed: int = 0
+
+
+def new_net(cfg: ZeroConfig, init) -> torch.nn.Module:
+    if init is not None:
+        return load_initial(init, kind="zero")
+    overrides = {k: v for k, v in (("blocks", cfg.blocks), ("filters", cfg.filters)) if v}
+    return nets.build("zero", cfg.preset, **overrides)
+
+
+def write_json(path: Path, data: dict) -> None:
+    write_atomic(path, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=1)))
+
+
+class ZeroRun:
+    """One `engine-train zero` run directory."""
+
+    def __init__(self, cfg: ZeroConfig, run_dir, init, pool: WorkerPool, resume: bool,
+                 log=print):
+        self.cfg, self.dir, self.pool, self.log = cfg, Path(run_dir), pool, log
+        if not resume and (self.dir / "state.json").exists():
+            raise click.UsageError(f"{run_dir} holds a run: --resume it, or give a new --out")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        torch.set_num_threads(cfg.threads)
+        self.registry = Registry(self.dir / "registry")
+        self.shards = ZeroShards(self.dir / "games", info={"size": cfg.size, "komi": cfg.komi})
+        state_path = self.dir / "state.json"
+        if resume and state_path.exists():
+            self.state = json.loads(state_path.read_text())
+            if self.state["size"] != cfg.size:
+                raise click.UsageError(f"{run_dir} is a {self.state['size']}x"
+                                       f"{self.state['size']} run; --size {cfg.size} differs")
+            self.net, ckpt = nets.load_checkpoint(self.dir / "checkpoint.pt")
+            self.opt = make_zero_optimizer(self.net, cfg.optimizer, cfg.lr, cfg.l2)
+            self.opt.load_state_dict(ckpt["optimizer"])
+            self.steps = int(ckpt["steps"])
+            log(f"resumed: generation {self.state['generation']}, phase {self.state['phase']}, "
+                f"best gen-{self.state['best']:04d}, {self.steps} steps")
+        else:
+            self.net = new_net(cfg, init)
+            self.opt = make_zero_optimizer(self.net, cfg.optimizer, cfg.lr, cfg.l2)
+            self.steps = 0
+            self.state = {"size": cfg.size, "generation": 1, "phase": "selfplay", "best": 0,
+                          "elapsed_s": 0.0, "init": str(init or "scratch"), "row": {},
+                          "resign_threshold": cfg.resign_threshold}
+            (self.dir / "curve.csv").unlink(missing_ok=True)
+            export_onnx(self.net, "zero", self.dir / "candidate.onnx",
+                        {"training_data": f"initial: {self.state['init']}",
+                         "board_sizes": str(cfg.size)}, board_size=cfg.size)
+            with_registry_metadata(self.dir / "candidate.onnx", self.registry.path(0),
+                                   {"generation": 0, "selfplay_games": 0, "train_steps": 0,
+                                    "gating": "initial"})
+            self.registry.record({"generation": 0, "decision": "initial",
+                                  "file": self.registry.path(0).name, "selfplay_games": 0,
+                                  "train_steps": 0})
+            self.save()
+            self.write_state()
+        (self.dir / "zero_config.json").write_text(json.dumps(asdict(cfg), indent=2))
+        self.pool.publish(BEST, self.registry.path(self.state["best"]).read_bytes(), kind="zero")
+        self._start = time.monotonic() - self.state["elapsed_s"]
+
+    # ---- persistence ------------------------------------------------------------------------
+    def save(self) -> None:
+        save_trainer(self.dir / "checkpoint.pt", self.net, self.opt, self.steps, self.cfg)
+
+    def write_state(self) -> None:
+        self.state["elapsed_s"] = time.monotonic() - getattr(self, "_start", time.monotonic())
+        write_json(self.dir / "state.json", self.state)
+
+    # ---- the phases -------------------------------------------------------------------------
+    def _job_args(self, gating: bool) -> dict:
+        cfg = self.cfg
+        common = dict(size=cfg.size, komi=cfg.komi, move_cap=cfg.move_cap,
+                      batch_size=cfg.search_batch,
+                      resign_threshold=self.state.get("resign_threshold", cfg.resign_threshold),
+                      eps=cfg.dirichlet_eps, alpha=cfg.dirichlet_alpha)
+        if gating:
+            return dict(common, visits=cfg.gate_visits, noise=False,
+                        sampled_moves=cfg.gate_sampled_moves, no_resign_fraction=0.0,
+                        record=False)
+        return dict(common, visits=cfg.visits, noise=True, sampled_moves=cfg.sampled_moves,
+                    no_resign_fraction=cfg.no_resign_fraction, record=True)
+
+    def selfplay(self) -> None:
+        cfg, gen = self.cfg, self.state["generation"]
+        done = self.shards.games_of(gen)
+        bar = tqdm(total=cfg.games, initial=done, unit="game", desc=f"gen {gen} self-play",
+                   dynamic_ncols=True, leave=False)
+        t0, games, positions = time.monotonic(), 0, 0
+        while done < cfg.games:
+            left = cfg.games - done
+            jobs = make_jobs([(BEST, BEST)] * left, -(-left // cfg.games_per_job),
+                             np.random.SeedSequence([cfg.seed, gen, self.shards.shards_of(gen)]),
+                             job_type=ZeroGamesJob, **self._job_args(gating=False))
+            for _, results in self.pool.run(jobs):
+                name = f"g{gen:04d}-{self.shards.shards_of(gen):05d}.npz"
+                self.shards.write(results, name, gen)
+                done += len(results)
+                games += len(results)
+                positions += sum(len(r.moves) for r in results)
+                bar.update(len(results))
+        bar.close()
+        dt = max(time.monotonic() - t0, 1e-9)
+        false, would = resignation_stats(self.dir / "games", gen)
+        used = self.state.get("resign_threshold", cfg.resign_threshold)
+        self.state["row"] = {"selfplay_games_s": f"{games / dt:.3f}" if games else "",
+                             "selfplay_positions_s": f"{positions / dt:.1f}" if games else "",
+                             "false_resign": false, "would_resign": would,
+                             "resign_threshold": f"{used:.4f}"}
+        if cfg.resign_target > 0:
+            # the next generation's threshold, from the no-resign games of the window
+            new = calibrated_threshold(self.dir / "games", cfg.window, cfg.resign_target,
+                                       cfg.resign_threshold)
+            if new is not None:
+                self.state["resign_threshold"] = new
+        self.state["phase"] = "train"
+        self.write_state()
+
+    def train(self) -> None:
+        cfg, gen = self.cfg, self.state["generation"]
+        if "train_target" not in self.state:      # kept, so that a resumed phase ends there too
+            self.state["train_target"] = self.steps + cfg.steps
+            self.write_state()
+        target = self.state["train_target"]
+        t0 = time.monotonic()
+        rate = None
+        if cfg.trainer_procs > 1:
+            k, sums, positions, rate = self._train_distributed(target)
+        else:
+            window = load_window(self.dir / "games", cfg.window)
+            rng = np.random.default_rng([cfg.seed, gen, self.steps])
+            bar = tqdm(total=target, initial=self.steps, unit="step",
+                       desc=f"gen {gen} training", dynamic_ncols=True, leave=False)
+
+            def save(at):
+                self.steps = at
+                self.save()
+
+            self.steps, sums, k = run_steps(self.net, self.opt, window, cfg.size,
+                                            cfg.batch_size, rng, self.steps, target,
+                                            cfg.checkpoint_every, save, bar)
+            bar.close()
+            positions = len(window.z)
+        rate = rate or k * cfg.batch_size / max(time.monotonic() - t0, 1e-9)
+        if k:
+            self.state["row"].update(loss=f"{sums[0] / k:.4f}", value_loss=f"{sums[1] / k:.4f}",
+                                     policy_loss=f"{sums[2] / k:.4f}",
+                                     window_positions=positions,
+                                     train_positions_s=f"{rate:.0f}")
+        self.state["phase"] = "gate"
+        self.write_state()
+
+    def _train_distributed(self, target: int):
+        """The steps up to `target` on `trainer_procs` torchrun processes (training.zero_ddp);
+        the weights and optimizer come back through checkpoint.pt."""
+        (self.dir / STATS).unlink(missing_ok=True)
+        subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
+                        f"--nproc_per_node={self.cfg.trainer_procs}", "-m",
+                        "goengine.training.zero_ddp", "--run-dir", str(self.dir),
+                        "--target", str(target)], check=True)
+        self.net, ckpt = nets.load_checkpoint(self.dir / "checkpoint.pt")
+        self.opt = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
+        self.opt.load_state_dict(ckpt["optimizer"])
+        self.steps = int(ckpt["steps"])
+        stats = json.loads((self.dir / STATS).read_text())
+        return (stats["steps"], np.asarray(stats["loss"]), stats["window_positions"],
+                stats["positions_s"])
+
+    def gate(self) -> None:
+        cfg, gen = self.cfg, self.state["generation"]
+        export_onnx(self.net, "zero", self.dir / "candidate.onnx",
+                    {"training_data": f"Zero self-play {cfg.size}x{cfg.size}, generation {gen}: "
+                                      f"{self.shards.games} games, {self.steps} steps",
+                     "board_sizes": str(cfg.size)}, board_size=cfg.size)
+        result = {"decision": "latest", "wins": 0, "draws": 0, "losses": 0, "llr": ""}
+        if cfg.gating:
+            self.pool.publish(CANDIDATE, (self.dir / "candidate.onnx").read_bytes(), kind="zero")
+            wins = draws = losses = 0
+            decision, ratio = "continue", 0.0
+            bar = tqdm(total=cfg.gate_max, unit="game", desc=f"gen {gen} gating",
+                       dynamic_ncols=True, leave=False)
+            while decision == "continue":
+                played = wins + draws + losses
+                n = cfg.gate_min - played if played < cfg.gate_min else cfg.gate_step
+                n = min(n, cfg.gate_max - played)
+                half = n // 2
+                pairs = [(CANDIDATE, BEST)] * (n - half) + [(BEST, CANDIDATE)] * half
+                jobs = make_jobs(pairs, max(self.pool.size, -(-n // cfg.games_per_job)),
+                                 np.random.SeedSequence([cfg.seed, gen, played, 1]),
+                                 job_type=ZeroGamesJob, **self._job_args(gating=True))
+                for _, results in self.pool.run(jobs):
+                    for r in results:
+                        z = r.z_for(CANDIDATE)
+                        wins, draws, losses = wins + (z > 0), draws + (z == 0), losses + (z < 0)
+                    bar.update(len(results))
+                decision, ratio = gate_decision(wins, draws, losses, cfg.gate_min, cfg.gate_max,
+                                                cfg.elo0, cfg.elo1, cfg.sprt_alpha,
+                                                cfg.sprt_beta, cfg.pass_score)
+                bar.set_postfix(w=wins, d=draws, l=losses, llr=f"{ratio:.2f}")
+            bar.close()
+            result = {"decision": decision, "wins": int(wins), "draws": int(draws),
+                      "losses": int(losses), "llr": f"{ratio:.3f}"}
+        self.state["gate"] = result
+        self.state["phase"] = "promote"
+        self.write_state()
+
+    def promote(self) -> None:
+        cfg, gen, g = self.cfg, self.state["generation"], self.state["gate"]
+        games = g["wins"] + g["draws"] + g["losses"]
+        score = (g["wins"] + g["draws"] / 2) / games if games else None
+        gating = (f"{g['decision']}: {g['wins']}-{g['draws']}-{g['losses']} against "
+                  f"gen-{self.state['best']:04d}, LLR {g['llr']}" if games else g["decision"])
+        promoted = g["decision"] in ("pass", "latest")
+        row = {"generation": gen, "decision": g["decision"],
+               "file": self.registry.path(gen).name if promoted else "",
+               "selfplay_games": self.shards.games, "train_steps": self.steps,
+               "gate_games": games, "gate_wins": g["wins"], "gate_draws": g["draws"],
+               "gate_losses": g["losses"], "gate_score": "" if score is None else f"{score:.4f}",
+               "llr": g["llr"], "false_resign": self.state["row"].get("false_resign", ""),
+               "would_resign": self.state["row"].get("would_resign", ""),
+               "resign_threshold": self.state["row"].get("resign_threshold", ""),
+               "elapsed_s": f"{time.monotonic() - self._start:.0f}"}
+        if promoted:
+            with_registry_metadata(self.dir / "candidate.onnx", self.registry.path(gen),
+                                   {"generation": gen, "selfplay_games": self.shards.games,
+                                    "train_steps": self.steps, "gating": gating})
+        self.registry.record(row)
+        if not curve_has(self.dir / "curve.csv", gen):
+            append_row(self.dir / "curve.csv", CURVE_FIELDS, {**self.state["row"], **row})
+            plot_curve(self.dir / "curve.csv", self.dir / "curve.png")
+        self.log(f"generation {gen}: {gating}")
+        if promoted:
+            self.state["best"] = gen
+            self.pool.publish(BEST, self.registry.path(gen).read_bytes(), kind="zero")
+        self.state.update(generation=gen + 1, phase="selfplay", row={})
+        self.state.pop("gate", None)
+        self.state.pop("train_target", None)
+        self.write_state()
+
+    def run(self) -> None:
+        phases = {"selfplay": self.selfplay, "train": self.train, "gate": self.gate,
+                  "promote": self.promote}
+        bar = tqdm(total=self.cfg.generations, initial=self.state["generation"] - 1,
+                   unit="gen", desc="zero", dynamic_ncols=True)
+        while self.state["generation"] <= self.cfg.generations:
+            gen = self.state["generation"]
+            while self.state["generation"] == gen:
+                phases[self.state["phase"]]()
+            bar.update(1)
+            bar.set_postfix(best=f"gen-{self.state['best']:04d}")
+        bar.close()
+
+
+def curve_has(path: Path, generation: int) -> bool:
+    if not path.exists():
+        return False
+    with path.open(newline="") as f:
+        return any(r.get("generation") == str(generation) for r in csv.DictReader(f))
+
+
+def plot_curve(csv_path: Path, png_path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = list(csv.DictReader(csv_path.open()))
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    for key in ("loss", "value_loss", "policy_loss"):
+        pts = [(int(r["generation"]), float(r[key])) for r in rows if r.get(key)]
+        if pts:
+            ax[0].plot(*zip(*pts), label=key)
+    ax[0].set_xlabel("generation")
+    ax[0].set_title("training loss")
+    if ax[0].lines:
+        ax[0].legend()
+    pts = [(int(r["generation"]), float(r["gate_score"]), r["decision"]) for r in rows
+           if r.get("gate_score")]
+    if pts:
+        ax[1].plot([p[0] for p in pts], [p[1] for p in pts], color="grey")
+        for x, y, d in pts:
+            ax[1].plot(x, y, "o", color="green" if d == "pass" else "red")
+    ax[1].axhline(0.55, color="grey", lw=0.8, ls="--")
+    ax[1].set_ylim(0, 1)
+    ax[1].set_xlabel("generation")
+    ax[1].set_title("candidate's score against the best (green: promoted)")
+    for a in ax:
+        a.grid(alpha=0.3)
+    fig.tight_layout()
+    tmp = png_path.with_suffix(".tmp.png")
+    fig.savefig(tmp, dpi=80)
+    plt.close(fig)
+    os.replace(tmp, png_path)
+
+
+D = ZeroConfig()
+
+
+@click.command("zero")
+@click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory")
+@click.option("--init-from", "init", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="start from this Zero network (a training checkpoint .pt or a zero ONNX, "
+                   "e.g. training/checkpoints/zero-cpu.pt) [default: from scratch]")
+@click.option("--size", default=D.size, show_default=True, type=click.IntRange(5, 19))
+@click.option("--komi", default=D.komi, show_default=True, type=float)
+@click.option("--generations", default=D.generations, show_default=True, type=click.IntRange(1),
+              help="generations to reach (a resumed run goes on to this number)")
+@click.option("--games", default=D.games, show_default=True, type=click.IntRange(1),
+              help="self-play games per generation")
+@click.option("--games-per-job", default=D.games_per_job, show_default=True,
+              type=click.IntRange(1), help="games per worker job (one shard)")
+@click.option("--visits", default=D.visits, show_default=True, type=click.IntRange(2),
+              help="root visits per self-play move")
+@click.option("--dirichlet-alpha", default=D.dirichlet_alpha, show_default=True,
+              type=click.FloatRange(0), help="root noise alpha; 0: 0.03 * 361 / N^2")
+@click.option("--dirichlet-eps", default=D.dirichlet_eps, show_default=True,
+              type=click.FloatRange(0, 1))
+@click.option("--sampled-moves", default=D.sampled_moves, show_default=True,
+              type=click.IntRange(-1), help="moves at temperature 1; -1: (N^2 // 12) // 2 * 2")
+@click.option("--resign-threshold", default=D.resign_threshold, show_default=True,
+              type=click.FloatRange(0, 1), help="resign below this win rate (the start and the "
+                                                "ceiling of the calibration); 0 never")
+@click.option("--resign-target", default=D.resign_target, show_default=True,
+              type=click.FloatRange(0, 1), help="false-resignation rate the threshold is set to "
+                                                "from the no-resign games (0: keep it fixed)")
+@click.option("--no-resign-fraction", default=D.no_resign_fraction, show_default=True,
+              type=click.FloatRange(0, 1), help="games that never resign (false-resign count)")
+@click.option("--move-cap", default=D.move_cap, show_default=True, type=click.IntRange(0),
+              help="moves before a game is scored as it stands (0: 2 N^2)")
+@click.option("--search-batch", default=D.search_batch, show_default=True,
+              type=click.IntRange(1), help="leaves per network call in the search")
+@click.option("--window", default=D.window, show_default=True, type=click.IntRange(1),
+              help="newest games trained on")
+@click.option("--steps", default=D.steps, show_default=True, type=click.IntRange(1),
+              help="training minibatches per generation")
+@click.option("--batch-size", default=D.batch_size, show_default=True, type=click.IntRange(1))
+@click.option("--optimizer", default=D.optimizer, show_default=True,
+              type=click.Choice(OPTIMIZERS))
+@click.option("--lr", default=D.lr, show_default=True, type=float)
+@click.option("--l2", default=D.l2, show_default=True, type=float, help="c in c ||theta||^2")
+@click.option("--checkpoint-every", default=D.checkpoint_every, show_default=True,
+              type=click.IntRange(1))
+@click.option("--threads", default=D.threads, show_default=True, type=click.IntRange(1),
+              help="torch threads of each trainer process")
+@click.option("--trainer-procs", default=D.trainer_procs, show_default=True,
+              type=click.IntRange(1), help="training processes: > 1 runs DistributedDataParallel "
+                                           "under torchrun (gloo on CPU, NCCL on GPUs)")
+@click.option("--gating/--no-gating", default=D.gating, show_default=True,
+              help="--no-gating promotes every candidate (AlphaZero)")
+@click.option("--gate-visits", default=D.gate_visits, show_default=True, type=click.IntRange(2))
+@click.option("--gate-sampled-moves", default=D.gate_sampled_moves, show_default=True,
+              type=click.IntRange(0), help="opening moves sampled in gating games")
+@click.option("--gate-min", default=D.gate_min, show_default=True, type=click.IntRange(2))
+@click.option("--gate-max", default=D.gate_max, show_default=True, type=click.IntRange(2))
+@click.option("--gate-step", default=D.gate_step, show_default=True, type=click.IntRange(2),
+              help="gating games between SPRT looks after --gate-min")
+@click.option("--elo0", default=D.elo0, show_default=True, type=float)
+@click.option("--elo1", default=D.elo1, show_default=True, type=float)
+@click.option("--sprt-alpha", default=D.sprt_alpha, show_default=True,
+              type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--sprt-beta", default=D.sprt_beta, show_default=True,
+              type=click.FloatRange(0, 1, min_open=True, max_open=True))
+@click.option("--pass-score", default=D.pass_score, show_default=True,
+              type=click.FloatRange(0, 1), help="score that passes at --gate-max")
+@click.option("--preset", default=D.preset, show_default=True,
+              type=click.Choice(sorted(nets.PRESETS["zero"])), help="network from scratch")
+@click.option("--blocks", default=D.blocks, show_default=True, type=click.IntRange(0),
+              help="residual blocks (0: the preset's)")
+@click.option("--filters", default=D.filters, show_default=True, type=click.IntRange(0),
+              help="filters (0: the preset's)")
+@click.option("--seed", default=D.seed, show_default=True, type=int)
+@click.option("--resume", is_flag=True, help="continue the run in --out")
+@worker_options
+def zero_command(out, init, resume, workers, ray_address, **options):
+    """AlphaGo Zero self-play loop with gating (docs/algorithms.md §4.6)."""
+    cfg = ZeroConfig(**options)
+    if cfg.gate_min > cfg.gate_max:
+        raise click.UsageError("--gate-min is above --gate-max")
+    pool = WorkerPool(workers, ray_address)
+    try:
+        ZeroRun(cfg, out, init, pool, resume, log=click.echo).run()
+    finally:
+        pool.close()
+    click.echo(f"registry: {Path(out) / 'registry' / 'registry.csv'}")
+
+
+__all__ = ["ZeroConfig", "ZeroRun", "zero_command"]

@@ -1,0 +1,220 @@
+"""Zero self-play and gating games: whole games played by the engine's own Zero search
+(docs/algorithms.md §4.6).
+
+    games = play_zero_games({"best": evaluator}, ZeroGamesJob(pairs=[("best", "best")] * 4,
+                            size=9, visits=100, noise=True, seed=1))
+
+Every move is a `engine.search.network.NetworkSearch(mode="zero")` search of `job.visits` root
+visits (the tree kept from the previous move counts, as Leela Zero's -v), the same PUCT code
+`engine-gtp --search zero` plays with. Self-play jobs (`noise=True`) mix Dirichlet noise into the
+root priors; gating jobs have none. The move is sampled in proportion to the root visits for the
+first `sampled_moves` moves (temperature 1), then it is the most visited one.
+
+The record of a self-play game: for each move, the packed zero17 planes of the position before it
+(side to move's view) and pi, the root's visit distribution normalised over its children (Pos order,
+pass last; the target is the visits at temperature 1 whatever move was played, as Leela Zero and
+minigo store it). z follows from the winner: the rules core's area score (Tromp-Taylor, komi) after
+two passes or at the move cap, or the resignation.
+
+Resignation: a side whose search gives it a win rate below `resign_threshold` resigns. A fraction of
+games (`no_resign`, decided per game by the job's seed) never resigns: they record the first
+colour that would have resigned, so that the loop counts the false resignations (that colour won),
+and every game records each colour's lowest win rate, from which the loop sets the threshold
+(`training.zero_shards.calibrated_threshold`).
+
+This module imports the engine and onnxruntime's evaluator only: it runs on the Ray workers,
+which never load torch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from goengine.engine.colors import BLACK, WHITE
+from goengine.engine.coords import PASS, loc_to_pos, pos_to_loc
+from goengine.engine.features import FEATURE_SETS, extract_into
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
+from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+
+ZERO_FEATURES = "zero17"
+
+
+def zero_rules(komi: float) -> Rules:
+    """Area scoring and positional superko (the search prunes superko moves at its root)."""
+    return Rules(superko="positional").with_komi(komi)
+
+
+def default_sampled_moves(size: int) -> int:
+    """Moves played at temperature 1: AlphaGo Zero's 30 on 19x19 is about N^2 / 12; minigo's
+    `(N^2 // 12) // 2 * 2` keeps it even so that both colours get the same count (6 on 9x9,
+    2 on 5x5)."""
+    return (size * size // 12) // 2 * 2
+
+
+def default_alpha(size: int) -> float:
+    """Dirichlet alpha scaled to the board: 0.03 on 19x19 (about 10 / legal moves)."""
+    return 0.03 * 361 / (size * size)
+
+
+@dataclass
+class ZeroGamesJob:
+    pairs: list                      # [(black network, white network)] one per game
+    size: int = 9
+    komi: float = 7.5
+    seed: int = 0
+    visits: int = 100                # root visits per move
+    noise: bool = True               # Dirichlet noise at the root (self-play); False: gating
+    alpha: float = 0.0               # 0: default_alpha(size)
+    eps: float = 0.25
+    sampled_moves: int = -1          # moves sampled at temperature 1; -1: default_sampled_moves
+    resign_threshold: float = 0.05   # win rate of the side to move; 0 never resigns
+    no_resign_fraction: float = 0.1
+    move_cap: int = 0                # 0: 2 N^2
+    batch_size: int = 8              # leaves per network call in the search
+    record: bool = True              # keep planes and pi (self-play); False: only the outcome
+
+    def networks(self) -> set[str]:
+        """The networks a worker must hold to play this job (training.workers)."""
+        return {name for pair in self.pairs for name in pair}
+
+    def play(self, nets: dict) -> list["ZeroGameResult"]:
+        return play_zero_games(nets, self)
+
+
+@dataclass
+class ZeroGameResult:
+    black: str
+    white: str
+    size: int
+    komi: float
+    moves: np.ndarray                # int16[T]: Pos, pass = N*N
+    winner: int                      # +1 black, -1 white, 0 draw
+    score: float                     # area score, black minus white with komi; nan if resigned
+    resigned: bool
+    no_resign: bool                  # a game where resignation was off
+    would_resign: int                # in a no-resign game: +1 / -1 the first colour that would
+                                     # have resigned (black / white), 0 none
+    min_winrate: tuple = (1.0, 1.0)  # (black, white): each one's lowest search win rate
+    evaluations: int = 0             # positions the network evaluated for this game's searches
+    x: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint8))  # packed planes
+    pi: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # [T, N*N+1]
+
+    @property
+    def false_resignation(self) -> bool:
+        """A no-resign game won by the colour that would have resigned."""
+        return self.would_resign != 0 and self.would_resign == self.winner
+
+    def z(self) -> np.ndarray:
+        """float32[T]: the outcome from the view of the side to move at each recorded move."""
+        sign = np.where(np.arange(len(self.moves)) % 2 == 0, 1, -1)   # black moves first
+        return (self.winner * sign).astype(np.float32)
+
+    def z_for(self, name: str) -> int:
+        """+1 if network `name` won, -1 if it lost, 0 for a draw or a game it did not play
+        (in self-play it played both sides: 0)."""
+        if self.black == self.white:
+            return 0
+        if name == self.black:
+            return self.winner
+        if name == self.white:
+            return -self.winner
+        return 0
+
+
+def visit_distribution(result, n: int) -> np.ndarray:
+    """float32[N*N+1]: the root children's visits (Pos order, pass last), normalised; the priors
+    when no child has a visit."""
+    pi = np.zeros(n * n + 1, dtype=np.float64)
+    prior = np.zeros_like(pi)
+    for s in result.moves:
+        pos = n * n if s.move == PASS else loc_to_pos(s.move, n)
+        pi[pos] = s.visits
+        prior[pos] = s.prior
+    if pi.sum() <= 0:
+        pi = prior
+    return (pi / pi.sum()).astype(np.float32)
+
+
+def choose_move(pi: np.ndarray, sampled: bool, rng: np.random.Generator) -> int:
+    """Pos: drawn from pi (temperature 1) or its most visited entry (temperature -> 0)."""
+    if sampled:
+        return int(rng.choice(len(pi), p=pi / pi.sum()))
+    return int(np.argmax(pi))
+
+
+def make_search(evaluator, job: ZeroGamesJob, seed: int) -> NetworkSearch:
+    n = job.size
+    alpha = (job.alpha or default_alpha(n)) if job.noise else 0.0
+    cfg = NetSearchConfig(mode="zero", dirichlet_alpha=alpha, dirichlet_eps=job.eps,
+                          batch_size=job.batch_size,
+                          # the tree a game needs, with room for the subtree kept between moves
+                          tree_capacity=max(20_000, 4 * job.visits * (n * n + 2)))
+    return NetworkSearch(cfg, policy=evaluator, seed=seed)
+
+
+def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
+                   rng: np.random.Generator) -> ZeroGameResult:
+    """One game of `job` between the searches named `black` and `white` (the same search plays
+    both sides in self-play, keeping its tree across the colours)."""
+    n = job.size
+    game = Game(n, zero_rules(job.komi))
+    cap = job.move_cap or 2 * n * n
+    sampled_moves = job.sampled_moves if job.sampled_moves >= 0 else default_sampled_moves(n)
+    no_resign = bool(rng.random() < job.no_resign_fraction)
+    planes = np.zeros((FEATURE_SETS[ZERO_FEATURES].num_planes, n, n), dtype=np.uint8)
+    moves, xs, pis = [], [], []
+    would_resign, resigned_by = 0, 0
+    lowest = {BLACK: 1.0, WHITE: 1.0}
+    evaluations = sum(s.evaluations for s in searches.values())
+    while not game.is_over() and game.move_number < cap:
+        color = game.to_play
+        search = searches[black if color == BLACK else white]
+        result = search.search(game, color, visits=job.visits)
+        sign = 1 if color == BLACK else -1
+        lowest[color] = min(lowest[color], result.winrate)
+        if job.resign_threshold > 0 and result.winrate < job.resign_threshold:
+            if not no_resign:
+                resigned_by = sign
+                break
+            would_resign = would_resign or sign
+        pi = visit_distribution(result, n)
+        if job.record:
+            extract_into(game, ZERO_FEATURES, planes)
+            xs.append(np.packbits(planes.reshape(-1)))
+            pis.append(pi)
+        pos = choose_move(pi, game.move_number < sampled_moves, rng)
+        game.play(color, PASS if pos == n * n else pos_to_loc(pos, n))
+        moves.append(pos)
+    if resigned_by:
+        winner, score = -resigned_by, float("nan")
+    else:
+        score = game.area_score()
+        winner = int(np.sign(score))
+    r = ZeroGameResult(black, white, n, job.komi, np.asarray(moves, dtype=np.int16), winner,
+                       score, bool(resigned_by), no_resign, would_resign,
+                       (lowest[BLACK], lowest[WHITE]),
+                       sum(s.evaluations for s in searches.values()) - evaluations)
+    if xs:
+        r.x, r.pi = np.stack(xs), np.stack(pis)
+    return r
+
+
+def play_zero_games(evaluators: dict, job: ZeroGamesJob) -> list[ZeroGameResult]:
+    """The games of `job`, one after the other, with a search per network (trees kept between
+    the moves of a game, started afresh for the next game)."""
+    rng = np.random.default_rng(job.seed)
+    names = sorted({name for pair in job.pairs for name in pair})
+    searches = {name: make_search(evaluators[name], job, int(rng.integers(2**31)))
+                for name in names}
+    try:
+        return [play_zero_game(searches, job, b, w, rng) for b, w in job.pairs]
+    finally:
+        for s in searches.values():
+            s.close()
+
+
+__all__ = ["ZeroGameResult", "ZeroGamesJob", "choose_move", "default_alpha",
+           "default_sampled_moves", "play_zero_game", "play_zero_games", "visit_distribution",
+           "zero_rules"]

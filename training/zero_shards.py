@@ -1,0 +1,160 @@
+"""Zero self-play records on disk: (planes, pi, z) shards and a manifest, both written atomically
+(as `training.game_shards` writes the policy games), and the window of recent positions the Zero
+loop trains on.
+
+    shards = ZeroShards(run_dir / "games")
+    shards.write(results, "g0003-00002.npz", generation=3)   # training.zero_selfplay results
+    window = load_window(run_dir / "games", games=5000)     # the newest 5,000 games' positions
+
+Layout of a shard (np.savez_compressed; P positions, G games):
+| array        | dtype   | shape      | meaning                                                 |
+|--------------|---------|------------|---------------------------------------------------------|
+| x            | uint8   | [P, L]     | packed zero17 planes before each recorded move          |
+| pi           | float16 | [P, N*N+1] | root visit distribution (Pos order, pass last)          |
+| z            | int8    | [P]        | outcome for the side to move: +1, -1, 0 (draw)          |
+| moves        | int16   | [M]        | every game's moves, concatenated (Pos, pass = N*N)      |
+| offsets      | int64   | [G+1]      | game g's moves (and positions) are [offsets[g], offsets[g+1]) |
+| winner       | int8    | [G]        | +1 black, -1 white, 0 draw                              |
+| score        | float32 | [G]        | area score with komi, nan for a resignation             |
+| resigned, no_resign | bool | [G]   |                                                         |
+| would_resign | int8    | [G]        | in no-resign games, the colour that would have resigned |
+| min_winrate  | float32 | [G, 2]     | black's and white's lowest search win rate in the game  |
+
+Every self-play game records every move, so positions and moves share the offsets. A killed run
+loses at most the shard being written: the manifest lists only shards written whole, and a file
+missing from it is written again under the same name.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from goengine.training.game_shards import MANIFEST, read_manifest, write_atomic
+
+
+class ZeroShards:
+    def __init__(self, out_dir, info: dict | None = None):
+        self.dir = Path(out_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.manifest = read_manifest(self.dir)
+        self.manifest.setdefault("positions", 0)
+        if info:
+            self.manifest.setdefault("info", {}).update(info)
+
+    @property
+    def games(self) -> int:
+        return self.manifest["games"]
+
+    def games_of(self, generation: int) -> int:
+        return sum(s["games"] for s in self.manifest["shards"] if s["generation"] == generation)
+
+    def shards_of(self, generation: int) -> int:
+        return sum(1 for s in self.manifest["shards"] if s["generation"] == generation)
+
+    def write(self, results: list, name: str, generation: int) -> None:
+        """Write `results` (ZeroGameResult, recorded) as shard `name`, then the manifest."""
+        if not results:
+            return
+        lengths = [len(r.moves) for r in results]
+        arrays = dict(
+            x=np.concatenate([r.x for r in results]),
+            pi=np.concatenate([r.pi for r in results]).astype(np.float16),
+            z=np.concatenate([r.z() for r in results]).astype(np.int8),
+            moves=np.concatenate([r.moves for r in results]).astype(np.int16),
+            offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
+            winner=np.asarray([r.winner for r in results], dtype=np.int8),
+            score=np.asarray([r.score for r in results], dtype=np.float32),
+            resigned=np.asarray([r.resigned for r in results], dtype=bool),
+            no_resign=np.asarray([r.no_resign for r in results], dtype=bool),
+            would_resign=np.asarray([r.would_resign for r in results], dtype=np.int8),
+            min_winrate=np.asarray([r.min_winrate for r in results], dtype=np.float32))
+
+        def write_shard(tmp):
+            with open(tmp, "wb") as f:
+                np.savez_compressed(f, **arrays)
+
+        write_atomic(self.dir / name, write_shard)
+        shards = [s for s in self.manifest["shards"] if s["file"] != name]
+        shards.append({"file": name, "games": len(results), "positions": int(sum(lengths)),
+                       "generation": generation})
+        self.manifest["shards"] = shards
+        self.manifest["games"] = sum(s["games"] for s in shards)
+        self.manifest["positions"] = sum(s["positions"] for s in shards)
+        write_atomic(self.dir / MANIFEST,
+                     lambda tmp: Path(tmp).write_text(json.dumps(self.manifest, indent=1)))
+
+
+@dataclass
+class Window:
+    x: np.ndarray       # uint8[P, L] packed planes
+    pi: np.ndarray      # float32[P, N*N+1], rows sum to 1
+    z: np.ndarray       # float32[P]
+    games: int
+
+
+def load_window(out_dir, games: int) -> Window | None:
+    """The positions of the newest `games` games (whole shards, newest first, until they hold
+    at least `games`); None when there are none."""
+    out_dir = Path(out_dir)
+    chosen, count = [], 0
+    for shard in reversed(read_manifest(out_dir)["shards"]):
+        if count >= games:
+            break
+        chosen.append(shard["file"])
+        count += shard["games"]
+    if not chosen:
+        return None
+    xs, pis, zs = [], [], []
+    for name in reversed(chosen):
+        with np.load(out_dir / name) as a:
+            xs.append(a["x"])
+            pis.append(a["pi"].astype(np.float32))
+            zs.append(a["z"].astype(np.float32))
+    pi = np.concatenate(pis)
+    pi /= pi.sum(axis=1, keepdims=True)        # float16 storage: renormalised
+    return Window(np.concatenate(xs), pi, np.concatenate(zs), count)
+
+
+def resignation_stats(out_dir, generation: int | None = None) -> tuple[int, int]:
+    """(false resignations, no-resign games that would have resigned) in the shards of
+    `generation` (all when None): the false-resignation rate is their ratio."""
+    out_dir = Path(out_dir)
+    false = would = 0
+    for shard in read_manifest(out_dir)["shards"]:
+        if generation is not None and shard["generation"] != generation:
+            continue
+        with np.load(out_dir / shard["file"]) as a:
+            w, win = a["would_resign"], a["winner"]
+        would += int((w != 0).sum())
+        false += int(((w != 0) & (w == win)).sum())
+    return false, would
+
+
+def calibrated_threshold(out_dir, games: int, target: float, cap: float,
+                         least: int = 20) -> float | None:
+    """The resignation threshold that would have resigned at most `target` of the newest
+    `games` games' no-resign games that their winner went on to win: the `target` quantile of
+    the winners' lowest win rates, never above `cap`; None with fewer than `least` such games."""
+    out_dir = Path(out_dir)
+    lows, count = [], 0
+    for shard in reversed(read_manifest(out_dir)["shards"]):
+        if count >= games:
+            break
+        count += shard["games"]
+        with np.load(out_dir / shard["file"]) as a:
+            if "min_winrate" not in a.files:
+                continue
+            keep = a["no_resign"] & (a["winner"] != 0)
+            col = (a["winner"][keep] < 0).astype(int)         # 0: black won, 1: white won
+            lows.append(a["min_winrate"][keep][np.arange(len(col)), col])
+    lows = np.concatenate(lows) if lows else np.zeros(0)
+    if len(lows) < least:
+        return None
+    # resigning strictly below the quantile: at most `target` of the winners dipped below it
+    return float(min(cap, np.quantile(lows, target)))
+
+
+__all__ = ["Window", "ZeroShards", "calibrated_threshold", "load_window", "resignation_stats"]
