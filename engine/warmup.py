@@ -34,7 +34,8 @@ def _endgame(size: int, rules: Rules | None = None) -> Game:
     """A game with handicap stones, a capture, and the opponent's pass: every rules kernel, and
     the pass judgement and two-pass endings of a search from it."""
     g = Game(size, rules or Rules())
-    g.set_handicap(g.fixed_handicap_locs(2))
+    if size >= 7:            # GTP places fixed handicap on 7x7 and larger only
+        g.set_handicap(g.fixed_handicap_locs(2))
     for lc in g.legal_moves(WHITE)[:3]:
         if g.is_legal(g.to_play, lc):
             g.play(g.to_play, lc)

@@ -12,6 +12,7 @@ from numba.core.registry import CPUDispatcher
 
 import goengine.gtp.commands  # noqa: F401  (registers the handlers)
 from goengine.engine.player import PlayerConfig
+from goengine.engine.warmup import warm_up
 from goengine.engine.timecontrol import TimeConfig
 from goengine.gtp.server import REGISTRY, Server
 from goengine.gtp import loader
@@ -96,3 +97,11 @@ def test_help_documents_the_time_and_resignation_defaults():
     assert f"(default {cfg.resign_threshold:.2f})" in text
     assert f"on {cfg.resign_consecutive} of the engine's moves in a row" in text
     assert f"{cfg.resign_min_move:g} * N*N" in text and "--warmup" in text
+
+
+def test_the_warm_up_runs_on_boards_too_small_for_handicap():
+    """5x5 (the Zero loop's correctness board): no fixed handicap there, and the engine must
+    still load (it failed with 'board too small for fixed handicap')."""
+    lines = []
+    warm_up(sizes=(5,), progress=lines.append)
+    assert any("warm-up 5x5: network searches" in line for line in lines)
