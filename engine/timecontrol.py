@@ -284,6 +284,11 @@ class Clock:
                 s.stones_left = min(n, self.stones) if n > 0 else self.stones
         self._state[c] = s
 
+    def settings(self) -> tuple:
+        """The time system and its figures (not the clocks' state)."""
+        return (self.system, self.main_time, self.period_time, self.periods, self.stones,
+                self.increment, self.main_time_cap, self.max_time_per_move)
+
     def available(self, color: int) -> float:
         """Seconds `color`'s next move may take before the colour loses on time (math.inf without
         a limit): main time, then what overtime leaves (byo-yomi: every period left, each used up

@@ -96,6 +96,13 @@ class Session:
     def is_ready(self, stage: str) -> bool:
         return self._ready[stage].is_set() and stage not in self._errors
 
+    def set_clock(self, clock) -> None:
+        """New time settings. The same settings again keep the clock as it runs: gtp2ogs sends
+        them before every move (with time_left after them), and the lag the engine measures
+        between two reports (engine.timecontrol.LagEstimator) must not be lost with the clock."""
+        if self.clock is None or self.clock.settings() != clock.settings():
+            self.clock = clock
+
     # ---- game helpers (called only once stage "game" is ready) ----
     def new_game(self, size: int | None = None, rules: Rules | None = None) -> None:
         self.size = size or self.size

@@ -95,3 +95,23 @@ def test_a_game_starts_only_when_the_warm_up_is_over():
     answers = out.getvalue().decode()
     assert "=1 " in answers and "=3" in answers and "=4 " in answers, answers
     assert answers.index("=3") < answers.index("=4 ")
+
+
+def test_settings_sent_again_before_every_move_keep_the_lag_measured():
+    """gtp2ogs sends kgs-time_settings before every move, then time_left: the same settings keep
+    the clock, so the engine measures its lag between the reports (it measured none before)."""
+    session = Session(EngineConfig(size=9, search="heuristic", seed=1, playouts=200),
+                      lambda: loader)
+    session.start_loading()
+    session.wait_ready("player")
+    left = 60.0
+    for move in range(8):
+        script = (f"kgs-time_settings byoyomi 60 5 3\ntime_left black 60 0\n"
+                  f"time_left white {int(left)} 0\ngenmove w\nplay b pass\n")
+        out = io.BytesIO()
+        t0 = time.monotonic()
+        Server(session, REGISTRY, stdin=io.BytesIO(script.encode()), stdout=out).serve()
+        left -= time.monotonic() - t0 + 0.05          # the server charges a little lag
+        assert out.getvalue().decode().count("=") == 5, out.getvalue()
+    samples = session.player.time.lag.samples
+    assert len(samples) == 7 and all(-1.5 < x < 1.5 for x in samples), samples

@@ -25,7 +25,7 @@ def kgs_rules(s: Session, args) -> str:
          usage="kgs-time_settings none | absolute MAIN | byoyomi MAIN PERIOD PERIODS | canadian MAIN PERIOD STONES")
 def kgs_time_settings(s: Session, args) -> str:
     try:
-        s.clock = timekeeping.kgs_time_settings(args)
+        s.set_clock(timekeeping.kgs_time_settings(args))
     except ValueError as exc:
         raise GtpError(f"syntax error: {exc}") from None
     return ""
@@ -40,7 +40,7 @@ def kata_list_time_settings(s: Session, args) -> str:
          usage="kata-time_settings KIND [MAIN [PERIOD|INCREMENT [PERIODS|STONES|CAP [MAXMOVE]]]]")
 def kata_time_settings(s: Session, args) -> str:
     try:
-        s.clock = timekeeping.kata_time_settings(args)
+        s.set_clock(timekeeping.kata_time_settings(args))
     except ValueError as exc:
         raise GtpError(f"syntax error: {exc}") from None
     return ""

@@ -89,7 +89,7 @@ def set_free_handicap(s: Session, args) -> str:
 @command("time_settings", args=3, needs=None, usage="time_settings MAIN BYO_YOMI STONES")
 def time_settings(s: Session, args) -> str:
     try:
-        s.clock = timekeeping.time_settings(args)
+        s.set_clock(timekeeping.time_settings(args))
     except ValueError as exc:
         raise GtpError(f"syntax error: {exc}") from None
     return ""
