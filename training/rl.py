@@ -49,6 +49,8 @@ from goengine.training import nets
 from goengine.training.curves import append_row
 from goengine.training.export import export_onnx
 from goengine.training.game_shards import GameShards
+from goengine.training.precision import autocast as precision_autocast, precision_options, \
+    resolve as resolve_precision
 from goengine.training.selfplay import POLICY_FEATURES
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 
@@ -74,6 +76,8 @@ class RLConfig:
     chunk: int = 512                # positions per forward/backward (bounds the memory)
     seed: int = 0
     threads: int = 1                # torch intra-op threads of the learner
+    precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU only)
+    channels_last: bool = True      # NHWC activations for the learner's convolutions
 
 
 class OpponentPool:
@@ -101,7 +105,8 @@ def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Te
     """-1/n sum_t (z_t - b_t) log p(a_t | s_t), log p over the candidate moves `mask`.
 
     planes float32[P, 48, N, N]; move int64[P] (Pos); mask bool[P, N*N]; advantage float32[P]."""
-    logits = net(planes).masked_fill(~mask, float("-inf"))
+    # float32 softmax under bfloat16 autocast: log p of unlikely moves needs the mantissa
+    logits = net(planes).float().masked_fill(~mask, float("-inf"))
     logp = F.log_softmax(logits, dim=1).gather(1, move[:, None])[:, 0]
     return -(advantage * logp).sum() / games
 
@@ -123,8 +128,10 @@ def learner_positions(results, size: int):
             np.concatenate(adv).astype(np.float32))
 
 
-def reinforce_step(net, opt, data, games: int, size: int, chunk: int) -> float:
-    """One SGD step over all the positions of an iteration's games; returns the loss."""
+def reinforce_step(net, opt, data, games: int, size: int, chunk: int, precision: str = "fp32",
+                   channels_last: bool = True) -> float:
+    """One SGD step over all the positions of an iteration's games; returns the loss.
+    `precision`: a resolved one ("fp32" / "bf16", training.precision.resolve)."""
     x, move, mask, adv = data
     planes_len = PLANES[POLICY_FEATURES] * size * size
     net.train()
@@ -132,11 +139,13 @@ def reinforce_step(net, opt, data, games: int, size: int, chunk: int) -> float:
     total = 0.0
     for s in range(0, len(move), chunk):
         planes = np.unpackbits(x[s:s + chunk], axis=1, count=planes_len).astype(np.float32)
-        loss = reinforce_loss(net, torch.from_numpy(planes).view(-1, PLANES[POLICY_FEATURES],
-                                                                 size, size),
-                              torch.from_numpy(move[s:s + chunk]),
-                              torch.from_numpy(mask[s:s + chunk]),
-                              torch.from_numpy(adv[s:s + chunk]), games)
+        planes = torch.from_numpy(planes).view(-1, PLANES[POLICY_FEATURES], size, size)
+        if channels_last:
+            planes = planes.contiguous(memory_format=torch.channels_last)
+        with precision_autocast(torch.device("cpu"), precision):
+            loss = reinforce_loss(net, planes, torch.from_numpy(move[s:s + chunk]),
+                                  torch.from_numpy(mask[s:s + chunk]),
+                                  torch.from_numpy(adv[s:s + chunk]), games)
         loss.backward()
         total += float(loss.detach())
     opt.step()
@@ -213,6 +222,9 @@ class RLRun:
             export_onnx(self.net, "policy", self.dir / "pool" / f"{SL}.onnx",
                         {"training_data": f"SL policy {Path(init).name}"}, board_size=cfg.size)
             (self.dir / "curve.csv").unlink(missing_ok=True)
+        self.precision = resolve_precision(cfg.precision, torch.device("cpu"))
+        if cfg.channels_last:
+            self.net = self.net.to(memory_format=torch.channels_last)
         (self.dir / "rl_config.json").write_text(json.dumps(asdict(cfg), indent=2))
         for name in self.opponents.names:
             pool.publish(name, (self.dir / "pool" / f"{name}.onnx").read_bytes())
@@ -259,8 +271,8 @@ class RLRun:
             self.shards.buffer.append(r)
         self.shards.flush(f"rl-{it:05d}.npz")
         data = learner_positions(train, cfg.size)
-        loss = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk) \
-            if data is not None else 0.0
+        loss = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk,
+                              self.precision, cfg.channels_last) if data is not None else 0.0
         n_games = sum(len(v) for v in played.values())
         self.iteration, self.games = it, self.games + n_games
         joined = self.opponents.after(it, cfg.pool_every)
@@ -386,10 +398,11 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1),
               help="torch threads of the learner")
 @click.option("--resume", is_flag=True, help="continue the run in --out from its checkpoint")
+@precision_options
 @worker_options
 def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, temperature,
                move_cap, eval_every, eval_games, games_per_job, seed, threads, resume, workers,
-               ray_address):
+               ray_address, precision, channels_last):
     """RL policy by REINFORCE self-play against a pool of earlier networks (docs/algorithms.md
     §4.5)."""
     if init is None:
@@ -398,7 +411,8 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
         init = DEFAULT_INIT
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, temperature=temperature, move_cap=move_cap, eval_every=eval_every,
-                   eval_games=eval_games, games_per_job=games_per_job, seed=seed, threads=threads)
+                   eval_games=eval_games, games_per_job=games_per_job, seed=seed, threads=threads,
+                   precision=precision, channels_last=channels_last)
     pool = WorkerPool(workers, ray_address)
     try:
         RLRun(cfg, out, init, value, pool, resume, log=click.echo).run()

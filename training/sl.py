@@ -21,6 +21,7 @@ from goengine.engine.features import FEATURE_SETS
 from goengine.sgf_tools import FilterConfig
 from goengine.training.dataset import build_shards
 from goengine.training.loop import AUX_HEADS, TrainConfig, train
+from goengine.training.precision import precision_options
 
 
 def filter_options(f):
@@ -150,7 +151,7 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction, positions_per_game,
          max_games, train_limit, filters, init_from=None, device="cpu", loader_workers=0,
          heads=(), ownership_weight=TrainConfig.ownership_weight,
-         score_weight=TrainConfig.score_weight):
+         score_weight=TrainConfig.score_weight, precision="auto", channels_last=True):
     if not sgf and not (data_dir and (Path(data_dir) / "dataset.json").exists()):
         raise click.UsageError("give at least one --sgf file, directory or archive, or a --data-dir "
                                "that holds a built dataset (engine-train value-data)")
@@ -172,7 +173,8 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
                       checkpoint_every=checkpoint_every, threads=threads,
                       seed=seed, train_limit=train_limit, init_from=init_from, device=device,
                       loader_workers=loader_workers, heads=tuple(heads),
-                      ownership_weight=ownership_weight, score_weight=score_weight)
+                      ownership_weight=ownership_weight, score_weight=score_weight,
+                      precision=precision, channels_last=channels_last)
     click.echo(f"config {asdict(cfg)}", err=True)
     try:
         metrics = train(cfg, data_dir, out, resume=resume, log=lambda m: click.echo(m, err=True))
@@ -224,7 +226,7 @@ def common_options(default_ppg, default_batch, default_steps):
         ]
         for o in reversed(opts):
             f = o(f)
-        return filter_options(f)
+        return precision_options(filter_options(f))
     return deco
 
 
@@ -237,14 +239,14 @@ def common_options(default_ppg, default_batch, default_steps):
 def sl_command(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                positions_per_game, max_games, train_limit, init_from, device, loader_workers, min_rank,
-               sizes, max_handicap, min_moves, komi_range):
+               sizes, max_handicap, min_moves, komi_range, precision, channels_last):
     """Train the SL policy network (AlphaGo's 48 planes) on human games."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range,
                            require_winner=net_kind == "zero")
     _run(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
-         loader_workers)
+         loader_workers, precision=precision, channels_last=channels_last)
 
 
 AUTO_HEADS = "auto"
@@ -275,11 +277,11 @@ def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, 
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                   positions_per_game, max_games, train_limit, init_from, device, loader_workers,
                   min_rank, sizes, max_handicap, min_moves, komi_range, heads, ownership_weight,
-                  score_weight):
+                  score_weight, precision, channels_last):
     """Train a value network on game outcomes, few positions a game (docs/algorithms.md §4.3),
     with the auxiliary ownership and score heads on self-play data."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
     _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
-         loader_workers, heads, ownership_weight, score_weight)
+         loader_workers, heads, ownership_weight, score_weight, precision, channels_last)
