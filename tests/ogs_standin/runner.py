@@ -94,7 +94,10 @@ def play(script: Path, specs: list[GameSpec], workdir: Path, engine_args: list[s
         "allowed_board_sizes": [9, 13, 19],
         "bot": {"command": [sys.executable, "-m", "goengine.gtp.main", "--log-file",
                             str(engine_log), *engine_args],
-                "manager": "persistent", "enable_clock": True, "send_chats": True},
+                "manager": "persistent", "enable_clock": True, "send_chats": True,
+                # gtp2ogs removes the bot's chat listener release_delay ms after each move (100
+                # by default): an opponent who answers sooner loses our next move's chat lines
+                "release_delay": 0},
     }
     cfg = workdir / "gtp2ogs.json5"
     cfg.write_text(json.dumps(config, indent=2))
