@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import json
 import math
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -20,7 +19,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from goengine.training import nets
-from goengine.training.curves import append_row
+from goengine.training.curves import append_row, save_figure
 from goengine.training.dataset import PackedPositions, SizeMix, shard_sizes
 from goengine.training.precision import autocast as precision_autocast
 from goengine.training.precision import resolve as resolve_precision
@@ -293,11 +292,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     for a in ax:
         a.legend()
         a.grid(alpha=0.3)
-    fig.tight_layout()
-    tmp = png_path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=80)
+    save_figure(fig, png_path)
     plt.close(fig)
-    os.replace(tmp, png_path)
 
 
 def save(net, opt, run_dir: Path, step: int, positions: int, rng, best: dict, cfg: TrainConfig):

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -46,7 +45,7 @@ from tqdm import tqdm
 
 from goengine.models.metadata import PLANES
 from goengine.training import nets
-from goengine.training.curves import append_row
+from goengine.training.curves import append_row, save_figure
 from goengine.training.export import export_onnx
 from goengine.training.game_shards import GameShards
 from goengine.training.precision import autocast as precision_autocast, precision_options, \
@@ -362,11 +361,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     ax.set_ylim(0, 1)
     ax.legend()
     ax.grid(alpha=0.3)
-    fig.tight_layout()
-    tmp = png_path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=80)
+    save_figure(fig, png_path)
     plt.close(fig)
-    os.replace(tmp, png_path)
 
 
 @click.command("rl")

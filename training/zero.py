@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import subprocess
 import sys
 import time
@@ -44,7 +43,7 @@ import torch
 from tqdm import tqdm
 
 from goengine.training import nets
-from goengine.training.curves import append_row
+from goengine.training.curves import append_row, save_figure
 from goengine.training.export import export_onnx, with_registry_metadata
 from goengine.training.game_shards import write_atomic
 from goengine.training.rl import load_initial
@@ -394,11 +393,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     ax[1].set_title("candidate's score against the best (green: promoted)")
     for a in ax:
         a.grid(alpha=0.3)
-    fig.tight_layout()
-    tmp = png_path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=80)
+    save_figure(fig, png_path)
     plt.close(fig)
-    os.replace(tmp, png_path)
 
 
 D = ZeroConfig()
