@@ -102,7 +102,8 @@ def gogui_visit_heatmap(s: Session, args, call) -> str:
         return "TEXT no move searched"
     most = max(m.visits for m in top)
     return "\n".join([
-        "INFLUENCE " + " ".join(f"{s.fmt(m.move)} {m.visits / most:.3f}" for m in top),
+        # .4g, not .3f: one visit of thousands is a small square, not a zero
+        "INFLUENCE " + " ".join(f"{s.fmt(m.move)} {m.visits / most:.4g}" for m in top),
         "LABEL " + " ".join(f"{s.fmt(m.move)} {m.visits}" for m in top),
         f"TEXT {snap.root_visits} visits",
     ])
