@@ -10,6 +10,7 @@ import time
 
 import click
 import numpy as np
+from click.testing import CliRunner
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -27,7 +28,9 @@ from goengine.training import nets  # noqa: E402
 from goengine.training.export import export_onnx  # noqa: E402
 from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
 from goengine.training.sprt import gate_decision  # noqa: E402
-from goengine.training.zero import ZeroConfig, ZeroRun  # noqa: E402
+from goengine.training.zero import ZeroConfig, ZeroRun, zero_reference_command  # noqa: E402
+from goengine.training.zero_reference import (GNUGO, ReferenceConfig, evaluate,  # noqa: E402
+                                              reference_table)
 from goengine.training.zero_registry import Registry  # noqa: E402
 from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
                                              default_sampled_moves, make_search,
@@ -189,6 +192,14 @@ def test_training_on_the_window_lowers_the_loss(tiny, tmp_path):
     for _ in range(15):
         last = train_step(net, opt, batch)[0]
     assert last < first
+    # bfloat16 autocast and NHWC activations: the same step, the loss still taken in float32
+    torch.manual_seed(0)
+    net = nets.build("zero", "cpu", **TINY).to(memory_format=torch.channels_last)
+    opt = make_zero_optimizer(net, "adam", 3e-3, 1e-4)
+    first = train_step(net, opt, batch, precision="bf16", channels_last=True)[0]
+    for _ in range(15):
+        last = train_step(net, opt, batch, precision="bf16", channels_last=True)[0]
+    assert last < first and all(p.dtype == torch.float32 for p in net.parameters())
 
 
 # ---- gating and the registry -----------------------------------------------------------------
@@ -240,6 +251,47 @@ def test_registry_survives_a_kill_between_export_and_table(tmp_path, monkeypatch
     rows = Registry(tmp_path / "registry").rows
     assert [(r["generation"], r["decision"]) for r in rows] == [(0, "initial"), (1, "pass")]
     assert again.state == {**again.state, "generation": 2, "best": 1}
+
+
+# ---- strength over generations against a fixed reference --------------------------------------
+
+GNUGO_BIN = GNUGO.split()[0]
+
+
+@pytest.mark.skipif(not os.access(GNUGO_BIN, os.X_OK), reason="GNU Go is not installed")
+def test_reference_match_against_gnugo_fills_the_table(tmp_path):
+    """A promoted network plays real GNU Go games through engine-gtp; the row, the games' SGF
+    and the plot are written, and a generation already in the table is not played again."""
+    pool = WorkerPool(workers=0)
+    run = ZeroRun(small_config(), tmp_path, None, pool, resume=False, log=lambda s: None)
+    run.state.update(phase="promote", gate={"decision": "pass", "wins": 2, "draws": 0,
+                                            "losses": 0, "llr": "0.2"})
+    run.promote()
+    ref = ReferenceConfig(every=1, games=2, time_per_move=0.2,
+                          opponent=f"{GNUGO_BIN} --mode gtp --level 0")
+    lines = []
+    rows = evaluate(tmp_path, [1], 5, 0.5, ref, log=lines.append)
+    assert len(rows) == 1 and rows[0]["games"] == 2
+    row = reference_table(tmp_path / "registry").rows[0]
+    assert row["generation"] == 1 and row["wins"] + row["draws"] + row["losses"] == 2
+    assert row["black_games"] == 1 and float(row["ci_low"]) <= float(row["winrate"])
+    games = sorted((tmp_path / "reference" / "gen-0001").glob("game-*.sgf"))
+    assert len(games) == 2 and "SZ[5]" in games[0].read_text()
+    assert (tmp_path / "reference.png").exists()
+    assert (tmp_path / "registry" / "reference.csv").read_text().startswith("generation,games")
+    assert evaluate(tmp_path, [1], 5, 0.5, ref, log=lines.append) == []   # already measured
+    assert any(f"{row['wins']} of 2 won" in x for x in lines)
+
+
+def test_reference_command_names_a_missing_generation(tmp_path):
+    pool = WorkerPool(workers=0)
+    ZeroRun(small_config(), tmp_path, None, pool, resume=False, log=lambda s: None)
+    result = CliRunner().invoke(zero_reference_command, ["--run", str(tmp_path),
+                                                         "--generations", "7"])
+    assert result.exit_code == 2 and "generation(s) [7]" in result.output
+    result = CliRunner().invoke(zero_reference_command, ["--run", str(tmp_path),
+                                                         "--generations", "x"])
+    assert result.exit_code == 2 and "comma-separated" in result.output
 
 
 # ---- the loop end to end ----------------------------------------------------------------------

@@ -6,6 +6,7 @@
     engine-train selfplay --size 9 --out runs/games9    # policy self-play games on Ray workers
     engine-train rl --size 9 --out runs/rl9             # RL policy by REINFORCE self-play
     engine-train zero --size 9 --out runs/zero9         # AlphaGo Zero self-play loop with gating
+    engine-train zero-reference --run runs/zero9        # its generations against GNU Go
     engine-train value --data-dir runs/vdata --out runs/value   # ... and a value net on them
     engine-train rollout --sgf kgs/ --out rollout.npz   # fast rollout policy
     engine-train eval --model runs/sl/policy.onnx --sgf heldout/
@@ -39,9 +40,10 @@ def _register():
     from goengine.training.selfplay_cli import selfplay_command
     from goengine.training.value_data import value_data_command
     from goengine.training.sl import sl_command, value_command
-    from goengine.training.zero import zero_command
+    from goengine.training.zero import zero_command, zero_reference_command
     for command in (sl_command, value_command, eval_command, export_command, bundle_command, rl_command,
-                    value_data_command, selfplay_command, rollout_command, zero_command):
+                    value_data_command, selfplay_command, rollout_command, zero_command,
+                    zero_reference_command):
         cli.add_command(command)
 
 

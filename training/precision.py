@@ -41,8 +41,8 @@ def autocast(device: torch.device, precision: str):
 
 
 def precision_options(f):
-    """`--precision` and `--channels-last/--no-channels-last`, shared by engine-train sl, value
-    and rl (TrainConfig / RLConfig `precision`, `channels_last`)."""
+    """`--precision` and `--channels-last/--no-channels-last`, shared by engine-train sl, value,
+    rl and zero (TrainConfig / RLConfig / ZeroConfig `precision`, `channels_last`)."""
     f = click.option("--channels-last/--no-channels-last", default=True, show_default=True,
                      help="NHWC activations (oneDNN's fast layout for these convolutions)")(f)
     return click.option("--precision", default="auto", show_default=True,

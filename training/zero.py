@@ -45,10 +45,13 @@ from tqdm import tqdm
 from goengine.training import nets
 from goengine.training.curves import append_row, save_figure
 from goengine.training.export import export_onnx, with_registry_metadata
+from goengine.training.precision import precision_options, resolve as resolve_precision
 from goengine.training.game_shards import write_atomic
 from goengine.training.rl import load_initial
 from goengine.training.sprt import gate_decision
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
+from goengine.training.zero_reference import (ReferenceConfig, evaluate, reference_config,
+                                               reference_options)
 from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob
 from goengine.training.zero_shards import (ZeroShards, calibrated_threshold, load_window,
@@ -90,6 +93,8 @@ class ZeroConfig:
     l2: float = 1e-4                # c
     checkpoint_every: int = 50
     threads: int = 1                # torch threads of each trainer process
+    precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU only)
+    channels_last: bool = True      # NHWC activations for the trainer's convolutions
     trainer_procs: int = 1          # > 1: DistributedDataParallel under torchrun
     # gating
     gating: bool = True
@@ -125,8 +130,9 @@ class ZeroRun:
     """One `engine-train zero` run directory."""
 
     def __init__(self, cfg: ZeroConfig, run_dir, init, pool: WorkerPool, resume: bool,
-                 log=print):
+                 log=print, reference: ReferenceConfig = ReferenceConfig()):
         self.cfg, self.dir, self.pool, self.log = cfg, Path(run_dir), pool, log
+        self.reference_cfg = reference
         if not resume and (self.dir / "state.json").exists():
             raise click.UsageError(f"{run_dir} holds a run: --resume it, or give a new --out")
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -140,14 +146,13 @@ class ZeroRun:
                 raise click.UsageError(f"{run_dir} is a {self.state['size']}x"
                                        f"{self.state['size']} run; --size {cfg.size} differs")
             self.net, ckpt = nets.load_checkpoint(self.dir / "checkpoint.pt")
-            self.opt = make_zero_optimizer(self.net, cfg.optimizer, cfg.lr, cfg.l2)
-            self.opt.load_state_dict(ckpt["optimizer"])
+            self.opt = self._optimizer(ckpt)
             self.steps = int(ckpt["steps"])
             log(f"resumed: generation {self.state['generation']}, phase {self.state['phase']}, "
                 f"best gen-{self.state['best']:04d}, {self.steps} steps")
         else:
             self.net = new_net(cfg, init)
-            self.opt = make_zero_optimizer(self.net, cfg.optimizer, cfg.lr, cfg.l2)
+            self.opt = self._optimizer()
             self.steps = 0
             self.state = {"size": cfg.size, "generation": 1, "phase": "selfplay", "best": 0,
                           "elapsed_s": 0.0, "init": str(init or "scratch"), "row": {},
@@ -167,6 +172,16 @@ class ZeroRun:
         (self.dir / "zero_config.json").write_text(json.dumps(asdict(cfg), indent=2))
         self.pool.publish(BEST, self.registry.path(self.state["best"]).read_bytes(), kind="zero")
         self._start = time.monotonic() - self.state["elapsed_s"]
+
+    def _optimizer(self, ckpt=None):
+        """The optimizer of self.net (first put in the trainer's memory format), with the state
+        of `ckpt` when given."""
+        if self.cfg.channels_last:
+            self.net = self.net.to(memory_format=torch.channels_last)
+        opt = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
+        if ckpt is not None:
+            opt.load_state_dict(ckpt["optimizer"])
+        return opt
 
     # ---- persistence ------------------------------------------------------------------------
     def save(self) -> None:
@@ -247,7 +262,10 @@ class ZeroRun:
 
             self.steps, sums, k = run_steps(self.net, self.opt, window, cfg.size,
                                             cfg.batch_size, rng, self.steps, target,
-                                            cfg.checkpoint_every, save, bar)
+                                            cfg.checkpoint_every, save, bar,
+                                            precision=resolve_precision(cfg.precision,
+                                                                        torch.device("cpu")),
+                                            channels_last=cfg.channels_last)
             bar.close()
             positions = len(window.z)
         rate = rate or k * cfg.batch_size / max(time.monotonic() - t0, 1e-9)
@@ -268,8 +286,7 @@ class ZeroRun:
                         "goengine.training.zero_ddp", "--run-dir", str(self.dir),
                         "--target", str(target)], check=True)
         self.net, ckpt = nets.load_checkpoint(self.dir / "checkpoint.pt")
-        self.opt = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
-        self.opt.load_state_dict(ckpt["optimizer"])
+        self.opt = self._optimizer(ckpt)
         self.steps = int(ckpt["steps"])
         stats = json.loads((self.dir / STATS).read_text())
         return (stats["steps"], np.asarray(stats["loss"]), stats["window_positions"],
@@ -346,15 +363,27 @@ class ZeroRun:
         self.state.pop("train_target", None)
         self.write_state()
 
+    def reference(self) -> None:
+        """The best network against the fixed reference after every `every`-th generation (the
+        workers wait: one match at a time on the machine); a run killed in the match plays it
+        again on --resume."""
+        ref, done = self.reference_cfg, self.state["generation"] - 1
+        if ref.every and done and done % ref.every == 0 and self.state["best"] > 0:
+            evaluate(self.dir, [self.state["best"]], self.cfg.size, self.cfg.komi, ref,
+                     log=self.log)
+
     def run(self) -> None:
         phases = {"selfplay": self.selfplay, "train": self.train, "gate": self.gate,
                   "promote": self.promote}
         bar = tqdm(total=self.cfg.generations, initial=self.state["generation"] - 1,
                    unit="gen", desc="zero", dynamic_ncols=True)
+        if self.state["phase"] == "selfplay":
+            self.reference()
         while self.state["generation"] <= self.cfg.generations:
             gen = self.state["generation"]
             while self.state["generation"] == gen:
                 phases[self.state["phase"]]()
+            self.reference()
             bar.update(1)
             bar.set_postfix(best=f"gen-{self.state['best']:04d}")
         bar.close()
@@ -446,6 +475,7 @@ D = ZeroConfig()
               type=click.IntRange(1))
 @click.option("--threads", default=D.threads, show_default=True, type=click.IntRange(1),
               help="torch threads of each trainer process")
+@precision_options
 @click.option("--trainer-procs", default=D.trainer_procs, show_default=True,
               type=click.IntRange(1), help="training processes: > 1 runs DistributedDataParallel "
                                            "under torchrun (gloo on CPU, NCCL on GPUs)")
@@ -474,18 +504,52 @@ D = ZeroConfig()
               help="filters (0: the preset's)")
 @click.option("--seed", default=D.seed, show_default=True, type=int)
 @click.option("--resume", is_flag=True, help="continue the run in --out")
+@reference_options(every_default=0)
 @worker_options
-def zero_command(out, init, resume, workers, ray_address, **options):
+def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, ref_time,
+                 ref_opponent, ref_threads, **options):
     """AlphaGo Zero self-play loop with gating (docs/algorithms.md §4.6)."""
     cfg = ZeroConfig(**options)
+    reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads)
     if cfg.gate_min > cfg.gate_max:
         raise click.UsageError("--gate-min is above --gate-max")
     pool = WorkerPool(workers, ray_address)
     try:
-        ZeroRun(cfg, out, init, pool, resume, log=click.echo).run()
+        ZeroRun(cfg, out, init, pool, resume, log=click.echo, reference=reference).run()
     finally:
         pool.close()
     click.echo(f"registry: {Path(out) / 'registry' / 'registry.csv'}")
 
 
-__all__ = ["ZeroConfig", "ZeroRun", "zero_command"]
+@click.command("zero-reference")
+@click.option("--run", "run_dir", required=True, type=click.Path(file_okay=False, exists=True),
+              help="an engine-train zero run directory")
+@click.option("--generations", default="", help="comma-separated registry generations "
+              "[default: every promoted one, or every --reference-every-th]")
+@reference_options(every_default=1)
+def zero_reference_command(run_dir, generations, ref_every, ref_games, ref_time, ref_opponent,
+                           ref_threads):
+    """Play registry networks of a Zero run against a fixed reference (GNU Go 3.8 level 10 by
+    default) and write registry/reference.csv and reference.png."""
+    state = json.loads((Path(run_dir) / "state.json").read_text())
+    cfg = json.loads((Path(run_dir) / "zero_config.json").read_text())
+    registry = Registry(Path(run_dir) / "registry")
+    if generations:
+        try:
+            gens = [int(g) for g in generations.split(",")]
+        except ValueError:
+            raise click.BadParameter(f"{generations!r}: comma-separated integers",
+                                     param_hint="'--generations'") from None
+    else:
+        gens = [r["generation"] for r in registry.promoted() if r["generation"] > 0
+                and r["generation"] % max(ref_every, 1) == 0]
+    missing = [g for g in gens if not registry.path(g).exists()]
+    if missing:
+        raise click.BadParameter(f"no registry network for generation(s) {missing}",
+                                 param_hint="'--generations'")
+    reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads)
+    evaluate(Path(run_dir), gens, state["size"], cfg["komi"], reference, log=click.echo)
+    click.echo(f"reference: {Path(run_dir) / 'registry' / 'reference.csv'}")
+
+
+__all__ = ["ZeroConfig", "ZeroRun", "zero_command", "zero_reference_command"]

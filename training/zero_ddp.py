@@ -24,6 +24,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from goengine.training import nets
+from goengine.training.precision import resolve as resolve_precision
 from goengine.training.zero import ZeroConfig
 from goengine.training.zero_shards import load_window
 from goengine.training.zero_train import STATS, make_zero_optimizer, run_steps, save_trainer
@@ -38,6 +39,8 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
     torch.set_num_threads(cfg.threads)
     net, ckpt = nets.load_checkpoint(run_dir / "checkpoint.pt")
     net.to(device)
+    if cfg.channels_last:
+        net = net.to(memory_format=torch.channels_last)
     opt = make_zero_optimizer(net, cfg.optimizer, cfg.lr, cfg.l2)
     opt.load_state_dict(ckpt["optimizer"])
     steps = int(ckpt["steps"])
@@ -52,7 +55,9 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
 
     t0 = time.monotonic()
     steps, sums, k = run_steps(model, opt, window, cfg.size, max(1, cfg.batch_size // world),
-                               rng, steps, target, cfg.checkpoint_every, save, device=device)
+                               rng, steps, target, cfg.checkpoint_every, save, device=device,
+                               precision=resolve_precision(cfg.precision, device),
+                               channels_last=cfg.channels_last)
     dt = max(time.monotonic() - t0, 1e-9)
     if rank == 0:
         (run_dir / STATS).write_text(json.dumps({

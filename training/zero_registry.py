@@ -23,29 +23,41 @@ FIELDS = ["generation", "decision", "file", "selfplay_games", "train_steps", "ga
           "false_resign", "would_resign", "elapsed_s"]
 
 
-class Registry:
-    def __init__(self, directory):
-        self.dir = Path(directory)
+class GenerationTable:
+    """Rows keyed by generation in STEM.json, and STEM.csv for reading, both rewritten whole and
+    atomically: writing a generation again replaces its row."""
+
+    def __init__(self, directory, stem: str, fields: list[str]):
+        self.dir, self.stem, self.fields = Path(directory), stem, fields
         self.dir.mkdir(parents=True, exist_ok=True)
-        path = self.dir / "registry.json"
+        path = self.dir / f"{stem}.json"
         self.rows: list[dict] = json.loads(path.read_text()) if path.exists() else []
 
-    def path(self, generation: int) -> Path:
-        return self.dir / f"gen-{generation:04d}.onnx"
+    def has(self, generation: int) -> bool:
+        return any(r["generation"] == generation for r in self.rows)
 
     def record(self, row: dict) -> None:
         self.rows = [r for r in self.rows if r["generation"] != row["generation"]] + [row]
         self.rows.sort(key=lambda r: r["generation"])
-        write_atomic(self.dir / "registry.json",
+        write_atomic(self.dir / f"{self.stem}.json",
                      lambda tmp: Path(tmp).write_text(json.dumps(self.rows, indent=1)))
         text = io.StringIO()
-        w = csv.DictWriter(text, fieldnames=FIELDS, extrasaction="ignore")
+        w = csv.DictWriter(text, fieldnames=self.fields, extrasaction="ignore")
         w.writeheader()
         w.writerows(self.rows)
-        write_atomic(self.dir / "registry.csv", lambda tmp: Path(tmp).write_text(text.getvalue()))
+        write_atomic(self.dir / f"{self.stem}.csv",
+                     lambda tmp: Path(tmp).write_text(text.getvalue()))
+
+
+class Registry(GenerationTable):
+    def __init__(self, directory):
+        super().__init__(directory, "registry", FIELDS)
+
+    def path(self, generation: int) -> Path:
+        return self.dir / f"gen-{generation:04d}.onnx"
 
     def promoted(self) -> list[dict]:
         return [r for r in self.rows if r["decision"] in ("initial", "pass", "latest")]
 
 
-__all__ = ["FIELDS", "Registry"]
+__all__ = ["FIELDS", "GenerationTable", "Registry"]

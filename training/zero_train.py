@@ -20,6 +20,7 @@ from torch.nn import functional as F
 from goengine.engine import symmetry
 from goengine.models.metadata import PLANES
 from goengine.training import nets
+from goengine.training.precision import autocast
 from goengine.training.zero_selfplay import ZERO_FEATURES
 from goengine.training.zero_shards import Window
 
@@ -57,30 +58,44 @@ def sample_batch(window: Window, size: int, batch_size: int, rng: np.random.Gene
 def zero_loss(net, planes, pi, z):
     """(loss, (value part, policy part)): mean over the batch of (z - v)^2 - pi^T log p."""
     logits, value = net(planes)
+    return zero_loss_of(logits, value, pi, z)
+
+
+def zero_loss_of(logits, value, pi, z):
+    """zero_loss from the network's outputs."""
     value_loss = F.mse_loss(value, z)
     policy_loss = -(pi * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
     return value_loss + policy_loss, (float(value_loss.detach()), float(policy_loss.detach()))
 
 
-def train_step(net, opt, batch, device=None) -> tuple[float, float, float]:
+def train_step(net, opt, batch, device=None, precision: str = "fp32",
+               channels_last: bool = False) -> tuple[float, float, float]:
     """One optimizer step on a numpy batch (moved to `device` when given); (loss, value loss,
-    policy loss)."""
-    planes, pi, z = (torch.from_numpy(a).to(device or "cpu") for a in batch)
+    policy loss). `precision`: a resolved one ("fp32" / "bf16", training.precision.resolve); the
+    loss is taken in float32 either way."""
+    device = torch.device(device or "cpu")
+    planes, pi, z = (torch.from_numpy(a).to(device) for a in batch)
+    if channels_last:
+        planes = planes.contiguous(memory_format=torch.channels_last)
     net.train()
     opt.zero_grad(set_to_none=True)
-    loss, (v, p) = zero_loss(net, planes, pi, z)
+    with autocast(device, precision):
+        logits, value = net(planes)
+    loss, (v, p) = zero_loss_of(logits.float(), value.float(), pi, z)
     loss.backward()
     opt.step()
     return float(loss.detach()), v, p
 
 
 def run_steps(net, opt, window: Window, size: int, batch_size: int, rng, steps: int,
-              target: int, save_every: int, save, bar=None, device=None):
+              target: int, save_every: int, save, bar=None, device=None,
+              precision: str = "fp32", channels_last: bool = False):
     """Train from step `steps` to `target`, calling `save(steps)` every `save_every` steps and at
     the end; returns (steps, [loss, value loss, policy loss] summed, steps run)."""
     k, sums = 0, np.zeros(3)
     while steps < target:
-        sums += train_step(net, opt, sample_batch(window, size, batch_size, rng), device)
+        sums += train_step(net, opt, sample_batch(window, size, batch_size, rng), device,
+                           precision, channels_last)
         steps += 1
         k += 1
         if bar is not None:
@@ -99,4 +114,4 @@ def save_trainer(path, net, opt, steps: int, cfg) -> None:
 
 
 __all__ = ["OPTIMIZERS", "STATS", "make_zero_optimizer", "run_steps", "sample_batch", "save_trainer",
-           "train_step", "zero_loss"]
+           "train_step", "zero_loss", "zero_loss_of"]

@@ -1,0 +1,171 @@
+"""Strength over generations: a Zero network's search against a fixed external reference.
+
+Gating only says that a network beats its predecessor; a fixed opponent (GNU Go 3.8 level 10 by
+default) puts the generations on one scale. `play_reference` plays `engine-gtp --zero NET`
+against it through engine-match's referee (the same games `engine-match` plays) and returns the
+win rate with its Wilson interval; `reference_table` keeps one row per generation in
+reference.csv beside the registry, and `plot_reference` draws it.
+
+    engine-train zero ... --reference-every 5          # in the loop, every 5th generation
+    engine-train zero-reference --run runs/zero9       # afterwards, the registry's networks
+"""
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from goengine.match.runner import EngineSpec, Match, MatchConfig
+from goengine.training.curves import save_figure
+from goengine.training.zero_registry import GenerationTable
+
+GNUGO = "/usr/games/gnugo --mode gtp --level 10"
+FIELDS = ["generation", "games", "wins", "draws", "losses", "winrate", "ci_low", "ci_high",
+          "black_wins", "black_games", "seconds_per_move", "opponent", "elapsed_s"]
+
+
+@dataclass(frozen=True)
+class ReferenceConfig:
+    every: int = 0                  # generations between reference matches in the loop; 0: none
+    games: int = 20                 # the issue's and the README's 20 games
+    time_per_move: float = 1.0      # our engine's seconds per move (engine-gtp --time-per-move)
+    opponent: str = GNUGO
+    komi: float | None = None       # None: the run's komi
+    threads: int = 1                # search threads of our engine
+
+
+def engine_argv(net: Path, cfg: ReferenceConfig, seed: int) -> list[str]:
+    """`engine-gtp` with `net` alone (the Zero search), at the reference's time per move."""
+    return [sys.executable, "-m", "goengine.gtp.main", "--zero", str(net),
+            "--time-per-move", f"{cfg.time_per_move:g}", "--threads", str(cfg.threads),
+            "--seed", str(seed), "--quiet"]
+
+
+def play_reference(net: Path, generation: int, size: int, komi: float, cfg: ReferenceConfig,
+                   out_dir: Path, log=print) -> dict:
+    """`cfg.games` games of `net` against the reference, colours alternating; the row for
+    reference.csv. The games' SGF files and results go to `out_dir`."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("game-*.sgf"):
+        old.unlink()
+    for name in ("results.jsonl", "results.csv"):
+        (out_dir / name).unlink(missing_ok=True)
+    t0 = time.monotonic()
+    mcfg = MatchConfig(
+        engine_a=EngineSpec(engine_argv(net, cfg, generation), f"gen-{generation:04d}"),
+        engine_b=EngineSpec(shlex.split(cfg.opponent)), games=cfg.games, size=size,
+        komi=cfg.komi if cfg.komi is not None else komi,
+        move_timeout=max(30.0, 10 * cfg.time_per_move), sgf_dir=str(out_dir),
+        results_jsonl=str(out_dir / "results.jsonl"), results_csv=str(out_dir / "results.csv"),
+        stderr_dir=str(out_dir), seed=generation)
+
+    def progress(res, match):
+        s = match.summary()
+        log(f"reference gen-{generation:04d} game {res.index}/{cfg.games}: {res.result} "
+            f"({res.black_name} black) | {s.wins['A']}-{s.wins['B']}")
+
+    summary = Match(mcfg, progress=progress).run()
+    (out_dir / "summary.json").write_text(json.dumps(summary.as_dict(), indent=2))
+    n = summary.games - summary.no_result
+    low, high = summary.interval_a
+    a = summary.by_color["A"]
+    return {"generation": generation, "games": n, "wins": summary.wins["A"],
+            "draws": summary.draws, "losses": summary.wins["B"],
+            "winrate": f"{summary.winrate_a:.4f}", "ci_low": f"{low:.4f}",
+            "ci_high": f"{high:.4f}", "black_wins": a.get("black_wins", 0),
+            "black_games": a.get("black_games", 0),
+            "seconds_per_move": ("" if summary.avg_move_time.get("A") is None
+                                 else f"{summary.avg_move_time['A']:.3f}"),
+            "opponent": cfg.opponent, "elapsed_s": f"{time.monotonic() - t0:.0f}"}
+
+
+def reference_table(registry_dir) -> GenerationTable:
+    """reference.csv / reference.json beside the registry: a run killed in a match keeps the rows
+    before it."""
+    return GenerationTable(registry_dir, "reference", FIELDS)
+
+
+def plot_reference(rows: list[dict], png_path: Path, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    if rows:
+        x = [int(r["generation"]) for r in rows]
+        y = [float(r["winrate"]) for r in rows]
+        lo = [float(r["winrate"]) - float(r["ci_low"]) for r in rows]
+        hi = [float(r["ci_high"]) - float(r["winrate"]) for r in rows]
+        ax.errorbar(x, y, yerr=[lo, hi], fmt="o-", capsize=3)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("generation")
+    ax.set_ylabel("win rate (95% Wilson interval)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    save_figure(fig, png_path)
+    plt.close(fig)
+
+
+
+
+def evaluate(run_dir: Path, generations, size: int, komi: float, cfg: ReferenceConfig,
+             log=print) -> list[dict]:
+    """Reference matches for the registry networks of `generations` that have none yet; their
+    rows go to registry/reference.csv and the plot to reference.png in the run directory."""
+    run_dir = Path(run_dir)
+    table = reference_table(run_dir / "registry")
+    rows = []
+    for gen in generations:
+        if table.has(gen):
+            continue
+        net = run_dir / "registry" / f"gen-{gen:04d}.onnx"
+        row = play_reference(net, gen, size, komi, cfg, run_dir / "reference" / f"gen-{gen:04d}",
+                             log=log)
+        table.record(row)
+        rows.append(row)
+        log(f"reference gen-{gen:04d}: {row['wins']} of {row['games']} won "
+            f"({float(row['winrate']):.1%} [{float(row['ci_low']):.1%}, "
+            f"{float(row['ci_high']):.1%}]) against {cfg.opponent}")
+        plot_reference(table.rows, run_dir / "reference.png",
+                       f"{size}x{size}: the best network's search against "
+                       f"{shlex.split(cfg.opponent)[0].rsplit('/', 1)[-1]}")
+    return rows
+
+
+def reference_options(every_default: int):
+    """The reference match's CLI options, shared by `engine-train zero` and `zero-reference`."""
+    D = ReferenceConfig()
+
+    def decorate(f):
+        for opt in reversed([
+            click.option("--reference-every", "ref_every", default=every_default,
+                         show_default=True, type=click.IntRange(0),
+                         help="play the best network against the reference after every K-th "
+                              "generation (0: never)"),
+            click.option("--reference-games", "ref_games", default=D.games, show_default=True,
+                         type=click.IntRange(1), help="games per reference match"),
+            click.option("--reference-time", "ref_time", default=D.time_per_move,
+                         show_default=True, type=click.FloatRange(0, min_open=True),
+                         help="our engine's seconds per move in reference matches"),
+            click.option("--reference", "ref_opponent", default=D.opponent, show_default=True,
+                         help="the reference opponent's GTP command"),
+            click.option("--reference-threads", "ref_threads", default=D.threads,
+                         show_default=True, type=click.IntRange(1),
+                         help="search threads of our engine in reference matches")]):
+            f = opt(f)
+        return f
+    return decorate
+
+
+def reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads) -> ReferenceConfig:
+    return ReferenceConfig(every=ref_every, games=ref_games, time_per_move=ref_time,
+                           opponent=ref_opponent, threads=ref_threads)
+
+
+__all__ = ["GNUGO", "ReferenceConfig", "evaluate", "reference_table", "engine_argv", "play_reference",
+           "plot_reference", "reference_config", "reference_options"]
