@@ -10,7 +10,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, replace
 
-from goengine.models.names import BUNDLED_DIR, MODEL_FILES
+from goengine.models.names import BUNDLED_DIR, MODEL_FILES, int8_variant
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class EngineConfig:
     policy_file: str | None = None    # one network file of a kind, in place of <model_dir>/<kind>
     value_file: str | None = None
     zero_file: str | None = None
+    model_precision: str = "auto"     # auto | int8 | fp32: which file of a model directory
     playouts: int | None = None       # new simulations per move (None: the player's default)
     visits: int | None = None         # root visits per move, reused tree included
     time_per_move: float | None = None  # seconds per move when no clock is set
@@ -92,13 +93,34 @@ def check_search(config: EngineConfig) -> str | None:
         if required and not os.path.isfile(path):
             where = f"--model-dir {config.model_dir}" if config.model_dir else "the bundled models"
             return f"--search {config.search} needs a {kind} model: no {path} in {where}"
+        if (config.model_precision == "int8" and os.path.isfile(path)
+                and not named_file(config, kind) and not int8_variant(path).is_file()):
+            return (f"--model-precision int8: no {int8_variant(path)} beside {path} "
+                    f"(make it with engine-train quantize)")
     return None
+
+
+def named_file(config: EngineConfig, kind: str) -> str | None:
+    """The file named for the kind on the command line (--policy, --value, --zero), if any."""
+    return getattr(config, f"{kind}_file", None)
 
 
 def model_path(config: EngineConfig, kind: str) -> str:
     """The file named for the kind (--policy, --value, --zero), else <model-dir>/<kind>.onnx, else
-    the bundled model of that kind."""
-    named = getattr(config, f"{kind}_file", None)
-    if named:
-        return named
-    return os.path.join(config.model_dir or BUNDLED_DIR, MODEL_FILES[kind])
+    the bundled model of that kind (the float file; `load_file` may take its int8 twin)."""
+    return named_file(config, kind) or os.path.join(config.model_dir or BUNDLED_DIR,
+                                                    MODEL_FILES[kind])
+
+
+def load_file(config: EngineConfig, kind: str, on_cpu: bool) -> str:
+    """The file the engine loads for `kind`: a file named on the command line as it is; from a
+    model directory, the int8 twin beside the float file (training.quantize) with
+    --model-precision int8, or with auto when onnxruntime runs on the CPU (int8 is the CPU's fast
+    path; on a GPU the float file is), else the float file."""
+    path = model_path(config, kind)
+    if named_file(config, kind) or config.model_precision == "fp32" or kind == "rollout":
+        return path
+    q = int8_variant(path)
+    if config.model_precision == "int8" or (on_cpu and q.is_file()):
+        return str(q)
+    return path

@@ -23,11 +23,12 @@ from goengine.engine.search.network import NetSearchConfig, NetworkSearch
 from goengine.engine.search.policy import PolicyPlayer
 from goengine.engine.timecontrol import TimeConfig
 from goengine.engine.warmup import warm_up as warm_up_kernels
-from goengine.gtp.config import SEARCH_MODELS, EngineConfig, model_path
+from goengine.gtp.config import SEARCH_MODELS, EngineConfig, load_file, model_path
 from goengine.gtp.protocol import GtpError
 from goengine.gtp.session import Session
 from goengine.gtp.sgfio import dump as dump_sgf, load as load_sgf
 from goengine.models.onnx_evaluator import OnnxEvaluator
+from goengine.models.session import CPU, providers
 from goengine.models.store import read_checksums, verify
 
 log = logging.getLogger("gtp")
@@ -132,7 +133,7 @@ def _rollout_policy(cfg: EngineConfig, default: str):
 
 
 def _evaluator(cfg: EngineConfig, kind: str):
-    path = Path(model_path(cfg, kind))
+    path = Path(load_file(cfg, kind, on_cpu=providers() == [CPU]))
     if read_checksums(path.parent):
         verify(path)            # a directory with SHA256SUMS: the file must match its line
     log.info("loading %s model %s", kind, path)

@@ -17,6 +17,8 @@ ONNX `metadata_props` (all values are strings):
 | net_config        | JSON of the network's config dict (`training.nets.build`)            |
 | heads             | the auxiliary outputs after the kind's own, comma-separated, e.g.    |
 |                   | "ownership,score"; "" or absent for none (files before the heads)    |
+| quantization      | how an int8 file was made from the float one (training.quantize);    |
+|                   | "" or absent for float weights                                       |
 
 Inputs and outputs are named too: input `planes` float32[B, C, N, N]; outputs `policy_logits`
 (policy: [B, N*N]; zero: [B, N*N+1]) and `value` ([B], tanh, side to move), then the auxiliary
@@ -33,7 +35,7 @@ from goengine.engine.features import FEATURE_SETS
 KINDS = ("policy", "value", "rollout", "zero")
 REQUIRED_KEYS = ("kind", "feature_set", "feature_version", "planes", "board_sizes",
                  "value_perspective", "policy_index", "sha256")
-OPTIONAL_KEYS = ("training_data", "heldout_top1", "net_config", "heads")
+OPTIONAL_KEYS = ("training_data", "heldout_top1", "net_config", "heads", "quantization")
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 # What the engine computes, straight from the feature registry: bumping a FeatureSet's version in
@@ -72,6 +74,7 @@ class ModelMetadata:
     heldout_top1: str = ""
     net_config: str = ""
     heads: str = ""
+    quantization: str = ""
 
     @property
     def aux_outputs(self) -> tuple[str, ...]:

@@ -8,4 +8,13 @@ BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onnx",
                "rollout": "rollout.npz"}
 
-__all__ = ["BUNDLED_DIR", "MODEL_FILES"]
+INT8_SUFFIX = ".int8.onnx"      # training.quantize's file beside the float one
+
+
+def int8_variant(path: str | Path) -> Path:
+    """The int8 file beside the float model `path`: policy.onnx -> policy.int8.onnx."""
+    path = Path(path)
+    return path.with_name(path.name.removesuffix(".onnx") + INT8_SUFFIX)
+
+
+__all__ = ["BUNDLED_DIR", "INT8_SUFFIX", "MODEL_FILES", "int8_variant"]

@@ -231,6 +231,36 @@ def test_gating_replaces_the_best_only_on_a_pass(tmp_path):
     OnnxEvaluator(tmp_path / "registry" / "gen-0002.onnx", kind="zero")   # loads as a model
 
 
+def test_workers_get_int8_networks_once_there_are_games(tmp_path):
+    """Self-play in int8: the workers get a quantized twin calibrated on the newest games (the
+    float file before there are any, and always with --selfplay-precision fp32); the registry
+    keeps the float file."""
+    sent = []
+    pool = WorkerPool(workers=0)
+    publish = pool.publish
+
+    def capture(name, data, kind):
+        sent.append((name, data))
+        publish(name, data, kind)
+
+    pool.publish = capture
+    run = ZeroRun(small_config(selfplay_precision="int8"), tmp_path, None, pool, resume=False,
+                  log=lambda s: None)
+
+    def ops(data):
+        return {n.op_type for n in onnx.load_from_string(data).graph.node}
+
+    assert sent[-1][0] == "best" and "QuantizeLinear" not in ops(sent[-1][1])    # no games yet
+    run.selfplay()
+    run.publish("best", run.registry.path(0))
+    assert "QuantizeLinear" in ops(sent[-1][1])
+    assert "QuantizeLinear" not in ops(run.registry.path(0).read_bytes())
+    fp32 = ZeroRun(small_config(selfplay_precision="fp32"), tmp_path, None, pool, resume=True,
+                   log=lambda s: None)
+    fp32.publish("best", run.registry.path(0))
+    assert "QuantizeLinear" not in ops(sent[-1][1])
+
+
 def test_registry_survives_a_kill_between_export_and_table(tmp_path, monkeypatch):
     pool = WorkerPool(workers=0)
     run = ZeroRun(small_config(), tmp_path, None, pool, resume=False, log=lambda s: None)

@@ -6,6 +6,13 @@
 Each run's checkpoint is exported to `models/bundled/<kind>.onnx` (checked against torch within
 1e-4), evaluated on the held-out collection with `engine-train eval`'s code, and listed with its
 figures in `models/bundled/MODELS.json` and its sha256 in `SHA256SUMS`.
+
+    engine-train bundle --int8 ../shared/data/tygem9d/tygem9d-2015-05.tar.bz2 \
+        --heldout ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2 --positions 10000
+
+`--int8 GAMES` also writes the int8 twin of every bundled network (`<kind>.int8.onnx`,
+training.quantize, calibrated on GAMES), with its held-out figures under the kind's `int8` entry;
+the engine loads the twin on a CPU (engine-gtp --model-precision).
 """
 from __future__ import annotations
 
@@ -14,7 +21,9 @@ from pathlib import Path
 
 import click
 
+from goengine.models.names import MODEL_FILES, int8_variant
 from goengine.models.store import BUNDLED_DIR, record
+from goengine.training.quantize import calibration_planes, quantize_model
 
 
 def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int) -> dict:
@@ -50,6 +59,20 @@ def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int)
             "heldout": {"collection": Path(heldout).name if heldout else None, **figures}}
 
 
+def bundle_int8(kind: str, out_dir: Path, calibration: str, heldout, positions: int) -> dict:
+    """The int8 twin of the bundled float `kind` model, calibrated on `calibration`'s games."""
+    from goengine.models.session import load_session
+    from goengine.training.evaluate import evaluate_collection
+    src = out_dir / MODEL_FILES[kind]
+    planes = calibration_planes([calibration], load_session(src).meta.feature_set)
+    described = (f"int8 static QDQ (weights per channel, uint8 activations), {len(planes)} "
+                 f"19x19 calibration positions of {Path(calibration).name}")
+    out = quantize_model(src, int8_variant(src), planes, described)
+    figures = evaluate_collection(out, [heldout], max_positions=positions) if heldout else {}
+    return {"file": out.name, "sha256": record(out), "quantization": described,
+            "heldout": {"collection": Path(heldout).name if heldout else None, **figures}}
+
+
 @click.command("bundle")
 @click.option("--policy", "policy_run", type=click.Path(file_okay=False, exists=True), default=None)
 @click.option("--value", "value_run", type=click.Path(file_okay=False, exists=True), default=None)
@@ -57,8 +80,11 @@ def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int)
 @click.option("--heldout", type=click.Path(exists=True), default=None,
               help="SGF collection never trained on, for the figures")
 @click.option("--positions", default=20000, show_default=True, type=click.IntRange(1))
+@click.option("--int8", "calibration", type=click.Path(exists=True), default=None,
+              help="also write each bundled network's int8 twin, calibrated on these games "
+                   "(not the held-out ones)")
 @click.option("--out-dir", type=click.Path(file_okay=False), default=str(BUNDLED_DIR), show_default=True)
-def bundle_command(policy_run, value_run, zero_run, heldout, positions, out_dir):
+def bundle_command(policy_run, value_run, zero_run, heldout, positions, calibration, out_dir):
     """Export runs as the default models with checksums and held-out figures."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -71,6 +97,11 @@ def bundle_command(policy_run, value_run, zero_run, heldout, positions, out_dir)
         index[kind] = entry
         click.echo(f"{kind}: {entry['file']} step {entry['training']['step']} "
                    f"held-out {entry['heldout']}")
+    for kind in ("policy", "value", "zero"):
+        if calibration and kind in index and (out / MODEL_FILES[kind]).exists():
+            index[kind]["int8"] = bundle_int8(kind, out, calibration, heldout, positions)
+            click.echo(f"{kind}: {index[kind]['int8']['file']} held-out "
+                       f"{index[kind]['int8']['heldout']}")
     rollout = out / "rollout.npz"
     if rollout.exists():
         index["rollout"] = {"file": rollout.name, "sha256": record(rollout)}

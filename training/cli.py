@@ -11,6 +11,7 @@
     engine-train rollout --sgf kgs/ --out rollout.npz   # fast rollout policy
     engine-train eval --model runs/sl/policy.onnx --sgf heldout/
     engine-train export --checkpoint runs/sl/checkpoint.pt --out policy.onnx
+    engine-train quantize --model policy.onnx --sgf kgs/ --out policy.int8.onnx   # int8 for the CPU
     engine-train bundle --policy runs/sl --value runs/value --heldout heldout.tar.bz2
 """
 from __future__ import annotations
@@ -36,6 +37,7 @@ def _register():
     from goengine.training.bundle import bundle_command
     from goengine.training.evaluate import eval_command
     from goengine.training.export_cli import export_command
+    from goengine.training.quantize import quantize_command
     from goengine.training.rl import rl_command
     from goengine.training.selfplay_cli import selfplay_command
     from goengine.training.value_data import value_data_command
@@ -43,7 +45,7 @@ def _register():
     from goengine.training.zero import zero_command, zero_reference_command
     for command in (sl_command, value_command, eval_command, export_command, bundle_command, rl_command,
                     value_data_command, selfplay_command, rollout_command, zero_command,
-                    zero_reference_command):
+                    zero_reference_command, quantize_command):
         cli.add_command(command)
 
 

@@ -441,10 +441,13 @@ class NetworkSearch:
         def run_net():
             result["net"] = self._evaluate(leaves, expand, use_value)
 
+        need_net = use_value or (expand.any() and self.policy is not None)
         worker = None
-        if use_value or (expand.any() and self.policy is not None):
+        if need_net and use_rollouts:   # the network on a second thread while the rollouts run
             worker = threading.Thread(target=run_net)
             worker.start()
+        elif need_net:                  # nothing to overlap with: a thread would only cost
+            run_net()
         z = None
         if use_rollouts:
             z = self._rollouts(sts[:m].copy(), metas[:m].copy(), m, game.komi, self._max_moves)

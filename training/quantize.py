@@ -1,0 +1,121 @@
+"""int8 networks for the CPU: static quantization of an exported ONNX model (docs/algorithms.md §3.2).
+
+    engine-train quantize --model models/bundled/policy.onnx --sgf ../shared/data/tygem9d/tygem9d-2015-05.tar.bz2 \\
+        --out policy.int8.onnx
+
+onnxruntime's static quantizer in QDQ form: weights int8 per output channel, activations uint8
+with ranges calibrated on real positions (the planes the engine computes for the model's feature
+set, from games of `--sgf`), so the convolutions run as int8 matrix products (VNNI on x86 CPUs).
+Dynamic quantization would leave the convolutions in float: these nets are almost all
+convolutions. The file keeps the model's metadata (the engine checks it as for any model) and
+adds `quantization`, which says how it was made; `sha256` still names the trained float weights.
+
+`benchmarks/bench_int8.py` measures evaluations/s and held-out accuracy against the float model.
+"""
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+import numpy as np
+import onnx
+from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                      quantize_static)
+from onnxruntime.quantization.shape_inference import quant_pre_process
+
+from goengine.engine.coords import PASS
+from goengine.engine.features import extract
+from goengine.engine.replay import ReplayError, positions
+from goengine.models.metadata import ModelError
+from goengine.models.session import load_session
+from goengine.sgf_tools import ReadStats, iter_games
+from goengine.training.dataset import REPLAY_RULES
+
+CALIBRATION_BATCH = 16
+
+
+def calibration_planes(sgf_paths, feature_set: str, count: int = 512, every: int = 7,
+                       sizes=(19,)) -> np.ndarray:
+    """float32[count, C, N, N]: every `every`-th position of the games in `sgf_paths` (board
+    sizes `sizes`), as the engine computes them for `feature_set`; fewer when the games run out."""
+    xs: list[np.ndarray] = []
+    for src in sgf_paths:
+        for record in iter_games(src, ReadStats()):
+            if record.size not in sizes:
+                continue
+            try:
+                for i, (game, _color, move) in enumerate(positions(record, REPLAY_RULES)):
+                    if move != PASS and i % every == 0:
+                        xs.append(extract(game, feature_set))
+            except ReplayError:
+                continue
+            if len(xs) >= count:
+                return np.stack(xs[:count]).astype(np.float32)
+    if not xs:
+        raise click.UsageError(f"no {'/'.join(f'{n}x{n}' for n in sizes)} positions in "
+                               f"{', '.join(map(str, sgf_paths))}")
+    return np.stack(xs).astype(np.float32)
+
+
+class _Batches(CalibrationDataReader):
+    def __init__(self, input_name: str, planes: np.ndarray):
+        self._it = iter([{input_name: planes[i:i + CALIBRATION_BATCH]}
+                         for i in range(0, len(planes), CALIBRATION_BATCH)])
+
+    def get_next(self):
+        return next(self._it, None)
+
+
+def quantize_model(src: Path, dst: Path, planes: np.ndarray, described: str) -> Path:
+    """Write the int8 (QDQ) version of the ONNX model `src` to `dst`, calibrated on `planes`;
+    the metadata of `src` is carried over, with `quantization` = `described`."""
+    session = load_session(src)                       # refuses a model the engine could not use
+    props = {p.key: p.value for p in onnx.load(str(src)).metadata_props}
+    with tempfile.TemporaryDirectory() as tmp:
+        pre = Path(tmp) / "pre.onnx"
+        # ONNX shape inference and folded batch norms first (the symbolic one cannot follow the
+        # Zero net's pooled pass logit)
+        quant_pre_process(str(src), str(pre), skip_symbolic_shape=True)
+        quantize_static(str(pre), str(Path(tmp) / "int8.onnx"),
+                        _Batches(session.input_name, planes), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8)
+        model = onnx.load(str(Path(tmp) / "int8.onnx"))
+    del model.metadata_props[:]
+    for key, value in {**props, "quantization": described}.items():
+        model.metadata_props.add(key=key, value=value)
+    tmp_dst = dst.with_suffix(".tmp.onnx")
+    onnx.save(model, str(tmp_dst))
+    tmp_dst.replace(dst)
+    load_session(dst)                                 # the engine loads what was written
+    return dst
+
+
+@click.command("quantize")
+@click.option("--model", "model_path", required=True,
+              type=click.Path(exists=True, dir_okay=False), help="float ONNX model (any kind)")
+@click.option("--sgf", multiple=True, required=True,
+              help="SGF file, folder or archive of games whose positions calibrate the "
+                   "activation ranges (repeatable; not the held-out games)")
+@click.option("--out", required=True, type=click.Path(dir_okay=False))
+@click.option("--positions", "count", default=512, show_default=True, type=click.IntRange(16),
+              help="calibration positions")
+@click.option("--every", default=7, show_default=True, type=click.IntRange(1),
+              help="take every N-th position of a game")
+@click.option("--size", default=19, show_default=True, type=click.IntRange(2, 25),
+              help="board size of the calibration games")
+def quantize_command(model_path, sgf, out, count, every, size):
+    """int8 static quantization of an ONNX model for the CPU (docs/algorithms.md §3.2)."""
+    try:
+        meta = load_session(model_path).meta
+    except ModelError as e:
+        raise click.ClickException(str(e)) from None
+    planes = calibration_planes(sgf, meta.feature_set, count, every, sizes=(size,))
+    described = (f"int8 static QDQ (weights per channel, uint8 activations), {len(planes)} "
+                 f"{size}x{size} calibration positions of {', '.join(Path(s).name for s in sgf)}")
+    quantize_model(Path(model_path), Path(out), planes, described)
+    click.echo(f"{out}: {described}")
+
+
+__all__ = ["calibration_planes", "quantize_command", "quantize_model"]
