@@ -181,7 +181,8 @@ def test_training_on_the_window_lowers_the_loss(tiny, tmp_path):
     window = load_window(tmp_path, 10)
     assert len(window.z) == sum(len(r.moves) for r in results)
     rng = np.random.default_rng(0)
-    planes, pi, z = sample_batch(window, 5, 64, rng)
+    planes, pi, z, own, score, mask = sample_batch(window, 5, 64, rng)
+    assert own.shape == (64, 25) and score.shape == mask.shape == (64,)
     assert planes.shape == (64, 17, 5, 5) and np.allclose(pi.sum(1), 1, atol=1e-6)
     assert set(np.unique(planes[:, 16])) <= {0.0, 1.0}
     torch.manual_seed(0)
