@@ -1,6 +1,7 @@
 """The Zero loop (`engine-train zero`): its self-play records, root noise, temperature and
 resignation, the SPRT, gating and the registry, on 5x5 with a one-block, 8-filter network
 exported to ONNX and played by onnxruntime through the engine's Zero search."""
+import csv
 import json
 import os
 import signal
@@ -302,7 +303,7 @@ def zero_cmd(out, *extra):
             "--size", "5", "--komi", "0.5", "--games", "4", "--games-per-job", "2",
             "--visits", "8", "--steps", "4", "--batch-size", "16", "--gate-visits", "4",
             "--gate-min", "4", "--gate-max", "6", "--gate-step", "2", "--blocks", "1",
-            "--filters", "8", *extra]
+            "--filters", "8", "--resign-threshold", "0", *extra]
 
 
 def check_run(out, generations):
@@ -315,6 +316,12 @@ def check_run(out, generations):
     manifest = json.loads((out / "games" / "manifest.json").read_text())
     assert manifest["games"] == 4 * generations
     assert (out / "curve.png").exists()
+    # a new run's net has KataGo's heads, and the curve their figures (targets from played-out
+    # games: resign_threshold 0 in zero_cmd)
+    net, _ = nets.load_checkpoint(out / "checkpoint.pt")
+    assert net.output_names[2:] == ("ownership", "score")
+    last = list(csv.DictReader((out / "curve.csv").open()))[-1]
+    assert float(last["ownership_mse"]) >= 0 and float(last["score_mae"]) >= 0
 
 
 def test_loop_with_two_ray_workers_and_two_trainer_processes(tmp_path):

@@ -207,8 +207,9 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
                        score, bool(resigned_by), no_resign, would_resign,
                        (lowest[BLACK], lowest[WHITE]),
                        sum(s.evaluations for s in searches.values()) - evaluations, own=own)
-    if xs:
-        r.x, r.pi = np.stack(xs), np.stack(pis)
+    if job.record:      # a game resigned at its first move records no position: [0, ...]
+        r.x = np.stack(xs) if xs else np.zeros((0, (planes.size + 7) // 8), np.uint8)
+        r.pi = np.stack(pis) if pis else np.zeros((0, n * n + 1), np.float32)
     return r
 
 

@@ -14,7 +14,7 @@ Notation and defaults from docs/algorithms.md §2. A simulation:
    with the stones the Player judged dead taken off (engine.search.terminal). Zero with a
    network that has a score head and `score_utility` > 0 (KataGo's static score utility): the
    tree's Q holds the utility v + score_utility (2/pi) atan(score / scale) of every leaf (the rules'
-   score at a terminal), clamped to [-1, 1], while the value alone goes to the tree's other sums
+   score at a terminal), divided by 1 + score_utility, while the value alone goes to the tree's other sums
    (the rollouts' W_r, N_r, unused at lambda 0), from which the win rates are reported.
 4. A batch of `batch_size` simulations shares one network call; the rollouts of the batch run in
    numba (GIL released) while onnxruntime evaluates the batch in another thread. With
@@ -494,13 +494,14 @@ class NetworkSearch:
         return want
 
     def _utility_of(self, v_black: float, lead_black: float) -> float:
-        """KataGo's static score utility of a leaf, Black's view: v + score_utility (2/pi)
-        atan(lead / scale), clamped to [-1, 1] (the range Q, virtual loss and fpu assume); v
-        itself when the utility is off."""
+        """KataGo's static score utility of a leaf, Black's view: (v + score_utility (2/pi)
+        atan(lead / scale)) / (1 + score_utility), v itself when the utility is off. The division
+        keeps it in [-1, 1], the range Q, virtual loss and fpu assume; a clamp would instead
+        erase the difference between two sure wins, which is what the utility is for."""
         if not self._utility:
             return v_black
-        u = v_black + self._utility * (2.0 / np.pi) * np.arctan(lead_black / self._utility_scale)
-        return float(min(1.0, max(-1.0, u)))
+        s = (2.0 / np.pi) * np.arctan(lead_black / self._utility_scale)
+        return float((v_black + self._utility * s) / (1.0 + self._utility))
 
     def _rollouts(self, sts, metas, m, komi, max_moves) -> np.ndarray:
         """z (black's view) for the m leaf boards; the first share runs here, the others on the
