@@ -120,8 +120,8 @@ def _finite(ctx, param, value):
                    "start otherwise compiles for about 40 s. The engine also does this in the "
                    "background at every start, before its first move.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, value_komi, komi_scale, score_utility, ponder, lag_margin, model_dir, policy_file,
-        value_file, zero_file, playouts, visits, time_per_move, threads,
+        rollout_threads, value_komi, komi_scale, score_utility, ponder, lag_margin, model_dir,
+        policy_file, value_file, zero_file, playouts, visits, time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
     if warmup:

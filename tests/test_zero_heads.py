@@ -4,7 +4,6 @@ and symmetries, the loss, the heads in GTP analysis, and the Zero search's score
 with a one-block, 8-filter net, real onnxruntime sessions and real engine processes."""
 import csv
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -34,11 +33,8 @@ from goengine.training.zero_train import (make_zero_optimizer, sample_batch,  # 
                                           train_step)
 
 from positions import load_board  # noqa: E402
-from test_gtp_harness import Engine, sabaki_parse  # noqa: E402
 
 TINY = dict(blocks=1, filters=8)
-SCORE_FRACTION = 0.25      # the score head's unit answers this: 0.25 * 81 = 20.25 points on 9x9
-OWN_BIAS = 0.8             # the ownership head answers tanh(0.8) = 0.664 on every point
 
 
 @pytest.fixture(scope="module")
@@ -203,49 +199,7 @@ def test_loop_generation_with_and_without_heads(tmp_path, heads):
         assert 0 < float(row["ownership_mse"]) < 4 and float(row["score_mae"]) > 0
 
 
-# ---- the heads in the search and in GTP --------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def constant_heads(tmp_path_factory):
-    """A Zero net whose heads answer known constants."""
-    d = tmp_path_factory.mktemp("zero-constant-heads")
-    torch.manual_seed(0)
-    net = nets.build("zero", "cpu", **TINY, ownership=True, score=True)
-    with torch.no_grad():
-        net.score_head.weight.zero_()
-        net.score_head.bias.fill_(SCORE_FRACTION)
-        net.own_head.weight.zero_()
-        net.own_head.bias.fill_(OWN_BIAS)
-    export_onnx(net, "zero", d / "zero.onnx", {})
-    return d / "zero.onnx"
-
-
-def kata_line(e: Engine, colour: str) -> str:
-    e.send(f"kata-analyze {colour} 10 ownership true\n")
-    assert e.line(timeout=180) == "=\n"         # the engine loads first (slow on a busy CPU)
-    line = e.line(timeout=30)
-    e.send("protocol_version\n")
-    while e.line(timeout=10) != "\n":
-        pass
-    assert e.response() == ("=", "2")
-    return line
-
-
-def test_kata_analyze_with_a_zero_net_reports_its_heads(constant_heads):
-    lead = SCORE_FRACTION * 81
-    with Engine("--zero", str(constant_heads), "--playouts", "32", "--size", "9") as e:
-        for colour in ("B", "W"):           # the heads answer for the side to move
-            line = kata_line(e, colour)
-            assert sabaki_parse(line, kata=True), line
-            leads = [float(v) for v in re.findall(r"scoreLead (\S+)", line)]
-            assert leads and all(v == pytest.approx(lead, abs=1e-3) for v in leads), line
-            own = [float(v) for v in line.split(" ownership ")[1].split()]
-            assert len(own) == 81 and all(v == pytest.approx(math.tanh(OWN_BIAS), abs=1e-3)
-                                          for v in own)
-        e.ok("play b E5")
-        rows = e.ok("gogui-ownership", timeout=60).strip().split("\n")
-        assert len(rows) == 9 and {v for r in rows for v in r.split()} == {
-            f"{-math.tanh(OWN_BIAS):.2f}"}
+# the heads in kata-analyze and gogui-ownership with a Zero net: tests/test_gtp_value_heads.py
 
 
 # ---- the score utility -------------------------------------------------------------------------

@@ -62,7 +62,8 @@ from goengine.training.zero_train import (OPTIMIZERS, STATS, HeadWeights, make_z
 
 BEST, CANDIDATE = "best", "candidate"       # network names on the workers
 CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
-                "policy_loss", "ownership_mse", "score_mae", "window_positions", "selfplay_games_s", "selfplay_positions_s",
+                "policy_loss", "ownership_mse", "score_mae",
+                "window_positions", "selfplay_games_s", "selfplay_positions_s",
                 "train_positions_s", "resign_threshold", "false_resign", "would_resign",
                 "gate_games", "gate_score",
                 "llr", "elapsed_s"]

@@ -16,7 +16,7 @@ Layout of a shard (np.savez_compressed; P positions, G games):
 | offsets      | int64   | [G+1]      | game g's moves (and positions) are [offsets[g], offsets[g+1]) |
 | winner       | int8    | [G]        | +1 black, -1 white, 0 draw                              |
 | score        | float32 | [G]        | area score with komi, nan for a resignation             |
-| own          | int8    | [G, N*N]   | final area owner (+1 black, -1 white, 0 neutral; 0 when resigned) |
+| own          | int8    | [G, N*N]   | final area owner: +1 black, -1 white, 0 neutral (or resigned) |
 | resigned, no_resign | bool | [G]   |                                                         |
 | would_resign | int8    | [G]        | in no-resign games, the colour that would have resigned |
 | min_winrate  | float32 | [G, 2]     | black's and white's lowest search win rate in the game  |

@@ -14,8 +14,9 @@ Notation and defaults from docs/algorithms.md §2. A simulation:
    with the stones the Player judged dead taken off (engine.search.terminal). Zero with a
    network that has a score head and `score_utility` > 0 (KataGo's static score utility): the
    tree's Q holds the utility v + score_utility (2/pi) atan(score / scale) of every leaf (the rules'
-   score at a terminal), divided by 1 + score_utility, while the value alone goes to the tree's other sums
-   (the rollouts' W_r, N_r, unused at lambda 0), from which the win rates are reported.
+   score at a terminal), divided by 1 + score_utility, while the value alone goes to the tree's
+   other sums (the rollouts' W_r, N_r, unused at lambda 0), from which the win rates are
+   reported.
 4. A batch of `batch_size` simulations shares one network call; the rollouts of the batch run in
    numba (GIL released) while onnxruntime evaluates the batch in another thread. With
    `rollout_threads` > 1 the batch's rollouts are split over that many threads, so that a core
