@@ -246,6 +246,9 @@ def root_visits(score_utility: float) -> tuple[dict, float]:
                                            value_komi=komi), policy=RulesScoreEvaluator(komi),
                            seed=1)
     result = search.search(g, BLACK, visits=300)
+    if score_utility:      # the value's win rate, reported as the value's
+        best = result.moves[0]
+        assert best.value_winrate == best.winrate and best.rollout_winrate is None
     return ({"pass" if s.move == PASS else format_gtp(s.move, 5): s.visits
              for s in result.moves}, result.winrate)
 

@@ -552,6 +552,9 @@ class NetworkSearch:
                              lam=1.0 if self._utility else self._lam, komi=game.komi)
         if head_lead is not None:     # learned with value_komi: moved to the game's komi
             res.score_lead_black = head_lead + self.config.value_komi - game.komi
+        if self._utility:     # the value's sums are the rollouts' here: report them as the value's
+            for stat in res.moves:
+                stat.value_winrate, stat.rollout_winrate = stat.rollout_winrate, None
         return res
 
 
