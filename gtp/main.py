@@ -78,7 +78,8 @@ def _finite(ctx, param, value):
                    "line, for that move (default 0.45; 0 leaves the win rate at the learned komi).")
 @click.option("--score-utility", type=click.FloatRange(min=0), default=None, callback=_finite,
               help="Zero search with a net that has a score head: weight of KataGo's static "
-                   "score utility, v + F (2/pi) atan(score / N) (default 0: the win rate alone).")
+                   "score utility, (v + F (2/pi) atan(score / N)) / (1 + F) (default 0: the win "
+                   "rate alone).")
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="Think on the opponent's time (stops at once on any input; keeps the tree).")
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,

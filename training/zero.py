@@ -48,6 +48,7 @@ from goengine.training.curves import append_row, save_figure
 from goengine.training.export import export_onnx, with_registry_metadata
 from goengine.training.precision import precision_options, resolve as resolve_precision
 from goengine.training.game_shards import write_atomic
+from goengine.training.loop import AUX_HEADS
 from goengine.training.rl import load_initial
 from goengine.training.sprt import gate_decision
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
@@ -125,18 +126,15 @@ class ZeroConfig:
     seed: int = 0
 
 
-HEADS = ("ownership", "score")
-
-
 def head_flags(heads: str) -> dict:
     """ZeroNet's `ownership` / `score` arguments for a `--heads` value ("none", "ownership",
     "score" or "ownership,score")."""
     names = set() if heads in ("none", "") else set(heads.split(","))
-    unknown = names - set(HEADS)
+    unknown = names - set(AUX_HEADS)
     if unknown:
         raise click.BadParameter(f"unknown heads {sorted(unknown)}; expected 'none' or some of "
-                                 f"{','.join(HEADS)}", param_hint="'--heads'")
-    return {name: name in names for name in HEADS}
+                                 f"{','.join(AUX_HEADS)}", param_hint="'--heads'")
+    return {name: name in names for name in AUX_HEADS}
 
 
 def new_net(cfg: ZeroConfig, init) -> torch.nn.Module:
@@ -432,7 +430,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     import matplotlib.pyplot as plt
     rows = list(csv.DictReader(csv_path.open()))
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-    for key in ("loss", "value_loss", "policy_loss"):
+    for key in ("loss", "value_loss", "policy_loss", "ownership_mse"):
         pts = [(int(r["generation"]), float(r[key])) for r in rows if r.get(key)]
         if pts:
             ax[0].plot(*zip(*pts), label=key)
@@ -494,7 +492,8 @@ D = ZeroConfig()
               type=click.IntRange(1), help="leaves per network call in the search")
 @click.option("--score-utility", default=D.score_utility, show_default=True,
               type=click.FloatRange(0), help="KataGo's static score utility in the self-play and "
-              "gating searches: a leaf's utility is v + F (2/pi) atan(score / N) (0: off)")
+              "gating searches: a leaf's utility is (v + F (2/pi) atan(score / N)) / (1 + F) "
+              "(0: off)")
 @click.option("--window", default=D.window, show_default=True, type=click.IntRange(1),
               help="newest games trained on")
 @click.option("--steps", default=D.steps, show_default=True, type=click.IntRange(1),
