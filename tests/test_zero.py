@@ -170,6 +170,16 @@ def test_sprt_decisions():
     assert gate_decision(50, 100, 50)[1] == pytest.approx(gate_decision(100, 0, 100)[1])
 
 
+def test_selfplay_values_stay_at_the_runs_komi():
+    """The networks learn at the run's komi: the self-play search moves no value to another komi
+    (engine.search.komi), so that an even value reads even at komi 0 as at 7.5."""
+    for komi in (0.0, 7.5):
+        search = make_search(UniformEvaluator(), ZeroGamesJob(pairs=[], size=5, komi=komi,
+                                                              noise=False), 1)
+        result = search.search(Game(5, zero_rules(komi)), 1, visits=30)
+        assert result.winrate == pytest.approx(0.5, abs=1e-6)
+
+
 # ---- training ---------------------------------------------------------------------------------
 
 def test_training_on_the_window_lowers_the_loss(tiny, tmp_path):
