@@ -66,6 +66,10 @@ def test_heads_shapes_export_and_symmetry_averaging(heads_net):
     plain = nets.build("zero", "cpu", **TINY)
     assert len(run_torch(plain, x)) == 2 and not any("own_head" in k or "score_head" in k
                                           for k in plain.state_dict())
+    # --init-from a net without heads: its weights, and fresh heads beside them
+    grown = nets.with_heads(plain, ownership=True, score=True)
+    assert grown.output_names == net.output_names and grown.config["score"]
+    assert all(torch.equal(v, grown.state_dict()[k]) for k, v in plain.state_dict().items())
     ev = OnnxEvaluator(path, kind="zero", symmetry="average", cache_size=0)
     assert ev.has_ownership and ev.has_score and ev.meta.aux_outputs == ("ownership", "score")
     g = Game(5)
