@@ -4,7 +4,7 @@ empty board; the loop's correctness check on 5x5, where Black wins by 25 with ar
 komi 0 (docs/algorithms.md §4.6).
 
     python benchmarks/zero_selfplay_score.py runs/zero5/registry/gen-0012.onnx --size 5 --komi 0
-        [--visits 400] [--games 4] [--sampled-moves 0]
+        [--visits 400] [--games 4] [--sampled-moves 0] [--score-utility 0.3]
 
 With `--sampled-moves K` the first K moves are drawn from the visits, so the games differ.
 """
@@ -26,15 +26,17 @@ from goengine.training.zero_selfplay import ZeroGamesJob, play_zero_games, zero_
 @click.option("--visits", default=400, show_default=True, type=int)
 @click.option("--games", default=4, show_default=True, type=int)
 @click.option("--sampled-moves", default=0, show_default=True, type=int)
+@click.option("--score-utility", default=0.0, show_default=True, type=click.FloatRange(0),
+              help="KataGo's static score utility in the search (a net with a score head)")
 @click.option("--seed", default=0, show_default=True, type=int)
-def main(model, size, komi, visits, games, sampled_moves, seed):
+def main(model, size, komi, visits, games, sampled_moves, score_utility, seed):
     ev = OnnxEvaluator(model, kind="zero", symmetry="average", cache_size=100_000)
     g = Game(size, zero_rules(komi))
     v = ev.evaluate(extract(g, "zero17")[None]).value_stm[0]
     print(f"network value of the empty board for Black: {v:+.3f}")
     job = ZeroGamesJob(pairs=[("net", "net")] * games, size=size, komi=komi, seed=seed,
                        visits=visits, noise=False, sampled_moves=sampled_moves,
-                       resign_threshold=0.0, record=False)
+                       resign_threshold=0.0, record=False, score_utility=score_utility)
     results = play_zero_games({"net": ev}, job)
     for r in results:
         moves = " ".join("pass" if p == size * size else str(int(p)) for p in r.moves)

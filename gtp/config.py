@@ -41,6 +41,7 @@ class EngineConfig:
     rollout_threads: int | None = None
     value_komi: float | None = None   # NetSearchConfig.value_komi / komi_scale
     komi_scale: float | None = None
+    score_utility: float | None = None   # NetSearchConfig.score_utility (Zero, score head)
     lag_margin: float | None = None   # TimeConfig.lag_margin
     ponder: bool = False              # search on the opponent's time (keeps the tree)
     auto_search: bool = False         # --search auto chose the search: other sizes fall back to

@@ -111,7 +111,8 @@ def _net_config(cfg: EngineConfig, mode: str):
                                    ("batch_size", cfg.batch_size),
                                    ("policy_temperature", cfg.policy_temperature),
                                    ("rollout_threads", cfg.rollout_threads),
-                                   ("value_komi", cfg.value_komi), ("komi_scale", cfg.komi_scale))
+                                   ("value_komi", cfg.value_komi), ("komi_scale", cfg.komi_scale),
+                                   ("score_utility", cfg.score_utility))
                  if v is not None}
     return NetSearchConfig(mode=mode, **overrides)
 

@@ -76,6 +76,10 @@ def _finite(ctx, param, value):
 @click.option("--komi-scale", type=click.FloatRange(min=0), default=None, callback=_finite,
               help="Network searches: logistic scale of the final score in points per board "
                    "line, for that move (default 0.45; 0 leaves the win rate at the learned komi).")
+@click.option("--score-utility", type=click.FloatRange(min=0), default=None, callback=_finite,
+              help="Zero search with a net that has a score head: weight of KataGo's static "
+                   "score utility, (v + F (2/pi) atan(score / N)) / (1 + F) (default 0: the win "
+                   "rate alone).")
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="Think on the opponent's time (stops at once on any input; keeps the tree).")
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
@@ -123,8 +127,8 @@ def _finite(ctx, param, value):
                    "start otherwise compiles for about 40 s. The engine also does this in the "
                    "background at every start, before its first move.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, value_komi, komi_scale, ponder, lag_margin, model_dir, model_precision,
-        policy_file, value_file, zero_file, playouts, visits, time_per_move, threads,
+        rollout_threads, value_komi, komi_scale, score_utility, ponder, lag_margin, model_dir,
+        model_precision, policy_file, value_file, zero_file, playouts, visits, time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
     if warmup:
@@ -144,7 +148,8 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           n_thr=n_thr, batch_size=batch_size,
                           policy_temperature=policy_temperature,
                           rollout_threads=rollout_threads, value_komi=value_komi,
-                          komi_scale=komi_scale, lag_margin=lag_margin,
+                          komi_scale=komi_scale, score_utility=score_utility,
+                          lag_margin=lag_margin,
                           ponder=ponder)
     if config.search == "auto":
         config = resolve_auto_search(config)

@@ -12,9 +12,9 @@ moves, averaged over the symmetries used. Symmetry modes (AlphaGo Zero, Methods 
 What each kind gives: zero -> priors and value; policy -> priors (pass gets 0 unless it is the only
 legal move) and value 0; value -> uniform priors over the legal moves and the value. `has_policy`
 and `has_value` say which is real, for searches that combine a policy and a value model. A value
-net with the auxiliary heads (models.metadata: `heads`) adds `ownership` and `score` to every
-Evaluation (`has_ownership`, `has_score`), averaged over the same symmetries as the value, the
-ownership mapped back to the original board.
+or Zero net with the auxiliary heads (models.metadata: `heads`) adds `ownership` and `score` to
+every Evaluation (`has_ownership`, `has_score`), averaged over the same symmetries as the value,
+the ownership mapped back to the original board.
 """
 from __future__ import annotations
 

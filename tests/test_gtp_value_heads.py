@@ -1,6 +1,6 @@
-"""engine-gtp with a value network that has the ownership and score heads: kata-analyze's scoreLead
-and ownership, the CHAT line and gogui-ownership come from the heads (a real engine process, real
-onnxruntime sessions, tiny nets whose heads answer known constants)."""
+"""engine-gtp with a value network, or a Zero network, that has the ownership and score heads:
+kata-analyze's scoreLead and ownership, the CHAT line and gogui-ownership come from the heads (a
+real engine process, real onnxruntime sessions, tiny nets whose heads answer known constants)."""
 from __future__ import annotations
 
 import math
@@ -25,18 +25,21 @@ def model_dir(tmp_path_factory):
     torch.manual_seed(0)
     export_onnx(nets.build("policy", "cpu", layers=3, filters=8), "policy", d / "policy.onnx", {})
     value = nets.build("value", "cpu", layers=3, filters=8, fc=8, ownership=True, score=True)
-    with torch.no_grad():
-        value.score_head.weight.zero_()
-        value.score_head.bias.fill_(SCORE_FRACTION)
-        value.own_head.weight.zero_()
-        value.own_head.bias.fill_(OWN_BIAS)
+    zero = nets.build("zero", "cpu", blocks=1, filters=8, fc=8, ownership=True, score=True)
+    for net in (value, zero):
+        with torch.no_grad():
+            net.score_head.weight.zero_()
+            net.score_head.bias.fill_(SCORE_FRACTION)
+            net.own_head.weight.zero_()
+            net.own_head.bias.fill_(OWN_BIAS)
     export_onnx(value, "value", d / "value.onnx", {})
+    export_onnx(zero, "zero", d / "zero.onnx", {})
     return d
 
 
 def kata_line(e: Engine, colour: str, *extra: str) -> str:
     e.send(f"kata-analyze {colour} 10 {' '.join(extra)}\n")
-    assert e.line() == "=\n"
+    assert e.line(timeout=180) == "=\n"         # the engine loads first (slow on a busy CPU)
     line = e.line(timeout=30)
     e.send("protocol_version\n")
     while e.line(timeout=10) != "\n":
@@ -45,11 +48,12 @@ def kata_line(e: Engine, colour: str, *extra: str) -> str:
     return line
 
 
-@pytest.mark.parametrize("lam", ["0", "0.5"])
-def test_score_lead_and_ownership_come_from_the_heads(model_dir, lam):
+@pytest.mark.parametrize("search", ["alphago lambda 0", "alphago lambda 0.5", "zero"])
+def test_score_lead_and_ownership_come_from_the_heads(model_dir, search):
     lead = SCORE_FRACTION * 81
-    with Engine("--search", "alphago", "--model-dir", str(model_dir), "--playouts", "32",
-                "--lambda", lam, "--size", "9") as e:
+    args = ["--zero", str(model_dir / "zero.onnx")] if search == "zero" else [
+        "--search", "alphago", "--model-dir", str(model_dir), "--lambda", search.split()[-1]]
+    with Engine(*args, "--playouts", "32", "--size", "9") as e:
         for colour in ("B", "W"):           # the heads answer for the side to move
             line = kata_line(e, colour, "ownership", "true")
             assert sabaki_parse(line, kata=True), line

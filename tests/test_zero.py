@@ -1,6 +1,7 @@
 """The Zero loop (`engine-train zero`): its self-play records, root noise, temperature and
 resignation, the SPRT, gating and the registry, on 5x5 with a one-block, 8-filter network
 exported to ONNX and played by onnxruntime through the engine's Zero search."""
+import csv
 import json
 import os
 import signal
@@ -169,6 +170,16 @@ def test_sprt_decisions():
     assert gate_decision(50, 100, 50)[1] == pytest.approx(gate_decision(100, 0, 100)[1])
 
 
+def test_selfplay_values_stay_at_the_runs_komi():
+    """The networks learn at the run's komi: the self-play search moves no value to another komi
+    (engine.search.komi), so that an even value reads even at komi 0 as at 7.5."""
+    for komi in (0.0, 7.5):
+        search = make_search(UniformEvaluator(), ZeroGamesJob(pairs=[], size=5, komi=komi,
+                                                              noise=False), 1)
+        result = search.search(Game(5, zero_rules(komi)), 1, visits=30)
+        assert result.winrate == pytest.approx(0.5, abs=1e-6)
+
+
 # ---- training ---------------------------------------------------------------------------------
 
 def test_training_on_the_window_lowers_the_loss(tiny, tmp_path):
@@ -181,7 +192,8 @@ def test_training_on_the_window_lowers_the_loss(tiny, tmp_path):
     window = load_window(tmp_path, 10)
     assert len(window.z) == sum(len(r.moves) for r in results)
     rng = np.random.default_rng(0)
-    planes, pi, z = sample_batch(window, 5, 64, rng)
+    planes, pi, z, own, score, mask = sample_batch(window, 5, 64, rng)
+    assert own.shape == (64, 25) and score.shape == mask.shape == (64,)
     assert planes.shape == (64, 17, 5, 5) and np.allclose(pi.sum(1), 1, atol=1e-6)
     assert set(np.unique(planes[:, 16])) <= {0.0, 1.0}
     torch.manual_seed(0)
@@ -331,7 +343,7 @@ def zero_cmd(out, *extra):
             "--size", "5", "--komi", "0.5", "--games", "4", "--games-per-job", "2",
             "--visits", "8", "--steps", "4", "--batch-size", "16", "--gate-visits", "4",
             "--gate-min", "4", "--gate-max", "6", "--gate-step", "2", "--blocks", "1",
-            "--filters", "8", *extra]
+            "--filters", "8", "--resign-threshold", "0", *extra]
 
 
 def check_run(out, generations):
@@ -344,6 +356,12 @@ def check_run(out, generations):
     manifest = json.loads((out / "games" / "manifest.json").read_text())
     assert manifest["games"] == 4 * generations
     assert (out / "curve.png").exists()
+    # a new run's net has KataGo's heads, and the curve their figures (targets from played-out
+    # games: resign_threshold 0 in zero_cmd)
+    net, _ = nets.load_checkpoint(out / "checkpoint.pt")
+    assert net.output_names[2:] == ("ownership", "score")
+    last = list(csv.DictReader((out / "curve.csv").open()))[-1]
+    assert float(last["ownership_mse"]) >= 0 and float(last["score_mae"]) >= 0
 
 
 def test_loop_with_two_ray_workers_and_two_trainer_processes(tmp_path):

@@ -73,14 +73,20 @@ def head_args(cfg: TrainConfig) -> dict:
     return {name: name in cfg.heads for name in AUX_HEADS}
 
 
-def aux_loss(outputs: dict, own, score, n: int) -> dict:
+def aux_loss(outputs: dict, own, score, n: int, mask=None) -> dict:
     """The auxiliary heads' terms, unweighted: {"ownership": MSE per point, "score": MSE of
-    score / N^2} for the heads `outputs` holds."""
+    score / N^2} for the heads `outputs` holds; with `mask` [B] (1: the position has targets),
+    the means are over the masked positions only (0 when there are none)."""
+    def mean(err):      # err [B]: each position's squared error
+        if mask is None:
+            return err.mean()
+        return (err * mask).sum() / mask.sum().clamp(min=1.0)
+
     terms = {}
     if "ownership" in outputs:
-        terms["ownership"] = F.mse_loss(outputs["ownership"], own)
+        terms["ownership"] = mean(((outputs["ownership"] - own) ** 2).mean(dim=1))
     if "score" in outputs:
-        terms["score"] = F.mse_loss(outputs["score"] / (n * n), score / (n * n))
+        terms["score"] = mean(((outputs["score"] - score) / (n * n)) ** 2)
     return terms
 
 

@@ -8,7 +8,8 @@ top), are fully convolutional where the paper allows it, and so run on 9x9, 13x1
 | policy | PolicyNet | 48 (alphago48) | policy_logits [B, N*N] (row-major, no pass)               |
 | value  | ValueNet  | 49 (alphago49) | value [B] (tanh, side to move); with the auxiliary heads  |
 |        |           |                | also ownership [B, N*N] (tanh) and score [B] (points)     |
-| zero   | ZeroNet   | 17 (zero17)    | policy_logits [B, N*N+1] (pass last), value [B] (tanh)    |
+| zero   | ZeroNet   | 17 (zero17)    | policy_logits [B, N*N+1] (pass last), value [B] (tanh);   |
+|        |           |                | with the auxiliary heads also ownership and score         |
 
 References: Silver et al. 2016 (Nature 529, "Mastering the game of Go with deep neural networks
 and tree search"), Methods, "Neural network architecture"; Silver et al. 2017 (Nature 550,
@@ -242,11 +243,20 @@ class ZeroNet(nn.Module):
       value_head="pool"  mean + max pooling -> FC 2*value_channels -> fc; any board size;
     then ReLU, FC -> 1, tanh.
     Outputs: policy_logits [B, N*N+1] (pass last), value [B] in [-1, 1] for the side to move.
+
+    Auxiliary heads (KataGo's, docs/algorithms.md §4.3 and §4.6), designed as ValueNet's and with
+    its output conventions, each an output after `value`:
+      ownership=True  1x1 conv of the trunk features to one filter, tanh: ownership [B, N*N],
+                      +1 = the side to move owns the point at the end;
+      score=True      FC fc -> 1 on the value head's hidden layer, times N*N: score [B], the final
+                      area score for the side to move in points, komi included.
+    `output_names` lists the outputs; without heads forward returns (logits, value) as before.
     """
 
     def __init__(self, planes: int = 17, filters: int = 256, blocks: int = 19,
                  policy_head: str = "conv", value_head: str = "pool", value_channels: int = 32,
-                 fc: int = 256, board_size: int = 19):
+                 fc: int = 256, board_size: int = 19, ownership: bool = False,
+                 score: bool = False):
         super().__init__()
         if policy_head not in ("fc", "conv") or value_head not in ("fc", "pool"):
             raise ValueError(f"bad heads: policy_head={policy_head!r}, value_head={value_head!r}")
@@ -267,8 +277,12 @@ class ZeroNet(nn.Module):
         self.v_conv = nn.Sequential(_conv_bn(filters, value_channels, 1), nn.ReLU())
         v_in = value_channels * npts if value_head == "fc" else 2 * value_channels
         self.v_fc = nn.Sequential(nn.Linear(v_in, fc), nn.ReLU(), nn.Linear(fc, 1), nn.Tanh())
+        self.own_head = nn.Conv2d(filters, 1, 1) if ownership else None
+        self.score_head = nn.Linear(fc, 1) if score else None
+        self.output_names = (("policy_logits", "value") + ("ownership",) * ownership
+                             + ("score",) * score)
 
-    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, planes: torch.Tensor) -> tuple[torch.Tensor, ...]:
         if self.fixed_board_size is not None:
             _check_size(planes, self.board_size, "ZeroNet with an 'fc' head")
         x = self.tower(self.stem(planes))
@@ -279,7 +293,13 @@ class ZeroNet(nn.Module):
             logits = torch.cat([self.p_point(p).flatten(1), self.p_pass(_global_pool(x))], dim=1)
         v = self.v_conv(x)
         v = v.flatten(1) if self.value_head == "fc" else _global_pool(v)
-        return logits, self.v_fc(v).squeeze(1)
+        hidden = self.v_fc[1](self.v_fc[0](v))
+        out = [logits, self.v_fc[3](self.v_fc[2](hidden)).squeeze(1)]
+        if self.own_head is not None:
+            out.append(torch.tanh(self.own_head(x)).flatten(1))
+        if self.score_head is not None:
+            out.append(self.score_head(hidden).squeeze(1) * (planes.shape[-2] * planes.shape[-1]))
+        return tuple(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -309,6 +329,18 @@ def from_config(config: dict) -> nn.Module:
     net = _CLASSES[config["kind"]](**params)
     net.config = dict(config)
     return net
+
+
+def with_heads(net: nn.Module, ownership: bool, score: bool) -> nn.Module:
+    """`net` (a ValueNet or ZeroNet) with the auxiliary heads asked for: the same net when it has
+    them, else a copy with its trained weights and the missing heads freshly initialised (a run
+    that starts from a net trained without them, e.g. `engine-train zero --init-from`)."""
+    if (net.own_head is not None, net.score_head is not None) == (ownership, score):
+        return net
+    grown = from_config({**net.config, "ownership": ownership, "score": score})
+    ours = grown.state_dict()
+    grown.load_state_dict({**ours, **{k: v for k, v in net.state_dict().items() if k in ours}})
+    return grown
 
 
 def weights_sha256(net: nn.Module) -> str:

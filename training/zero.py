@@ -12,8 +12,9 @@ Generation g (1, 2, ...):
    (`training.zero_selfplay`: root noise, the opening sampled, resignation) on the workers
    (`training.workers`), each job's games written as one shard (`training.zero_shards`);
 2. training: `--steps` minibatches from the newest `--window` games under random symmetries, loss
-   (z - v)^2 - pi^T log p + c ||theta||^2 (`training.zero_train`); the candidate's weights carry on
-   from generation to generation, promoted or not;
+   (z - v)^2 - pi^T log p + c ||theta||^2 (`training.zero_train`), plus KataGo's ownership and score
+   terms for the heads of `--heads`; the candidate's weights carry on from generation to
+   generation, promoted or not;
 3. gating: the candidate plays the best network without noise, the most visited move after the
    first `--gate-sampled-moves`, until the SPRT decides (`training.sprt`); a pass promotes it.
    `--no-gating` promotes every candidate (AlphaZero's always-latest network);
@@ -24,8 +25,8 @@ Generation g (1, 2, ...):
 `state.json` (written atomically after each phase) and `checkpoint.pt` (every
 `--checkpoint-every` steps) are what `--resume` reads: a killed run loses at most the self-play
 job, the training steps since the last checkpoint, or the gating games in progress.
-curve.csv / curve.png: one row per generation (losses, self-play speed, false resignations,
-gating score).
+curve.csv / curve.png: one row per generation (losses, the heads' ownership MSE and score MAE,
+self-play speed, false resignations, gating score).
 """
 from __future__ import annotations
 
@@ -50,6 +51,7 @@ from goengine.training.export import export_onnx, with_registry_metadata
 from goengine.training.precision import precision_options, resolve as resolve_precision
 from goengine.training.quantize import quantize_model
 from goengine.training.game_shards import write_atomic
+from goengine.training.loop import AUX_HEADS
 from goengine.training.rl import load_initial
 from goengine.training.sprt import gate_decision
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
@@ -59,13 +61,14 @@ from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob
 from goengine.training.zero_shards import (ZeroShards, calibrated_threshold, load_window,
                                            resignation_stats)
-from goengine.training.zero_train import (OPTIMIZERS, STATS, make_zero_optimizer, run_steps,
-                                          sample_batch, save_trainer)
+from goengine.training.zero_train import (OPTIMIZERS, STATS, HeadWeights, make_zero_optimizer,
+                                          part_means, run_steps, sample_batch, save_trainer)
 
 BEST, CANDIDATE = "best", "candidate"       # network names on the workers
 CALIBRATION_GAMES, CALIBRATION_POSITIONS = 200, 256     # an int8 network's calibration
 CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
-                "policy_loss", "window_positions", "selfplay_games_s", "selfplay_positions_s",
+                "policy_loss", "ownership_mse", "score_mae",
+                "window_positions", "selfplay_games_s", "selfplay_positions_s",
                 "train_positions_s", "resign_threshold", "false_resign", "would_resign",
                 "gate_games", "gate_score",
                 "llr", "elapsed_s"]
@@ -89,6 +92,8 @@ class ZeroConfig:
     move_cap: int = 0               # 0: 2 N^2
     search_batch: int = 8           # leaves per network call
     selfplay_precision: str = "auto"  # the workers' networks: int8 | fp32 | auto (int8 on a CPU)
+    score_utility: float = 0.0      # KataGo's static score utility in the self-play and gating
+                                    # searches (NetSearchConfig.score_utility); 0: off
     # training
     window: int = 5000              # newest games trained on (AlphaGo Zero: 500,000)
     steps: int = 200                # minibatches per generation (AlphaGo Zero: 1,000 of 2,048)
@@ -96,6 +101,12 @@ class ZeroConfig:
     optimizer: str = "sgd"          # sgd (momentum 0.9, AlphaGo Zero) or adam
     lr: float = 0.01
     l2: float = 1e-4                # c
+    heads: str = "ownership,score"  # KataGo's auxiliary heads of a new net: "none" or some of
+                                    # "ownership,score"; a resumed run keeps its net's
+    ownership_weight: float = 1.5   # the value net's (training.loop.TrainConfig): on the MSE
+                                    # averaged over the points, KataGo's 1.5 / N^2 per point summed
+    score_weight: float = 1.0       # on the MSE of score / N^2 (TrainConfig's; KataGo's own score
+                                    # weight is on a loss in points, of another scale)
     checkpoint_every: int = 50
     threads: int = 1                # torch threads of each trainer process
     precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU only)
@@ -120,11 +131,23 @@ class ZeroConfig:
     seed: int = 0
 
 
+def head_flags(heads: str) -> dict:
+    """ZeroNet's `ownership` / `score` arguments for a `--heads` value ("none", "ownership",
+    "score" or "ownership,score")."""
+    names = set() if heads in ("none", "") else set(heads.split(","))
+    unknown = names - set(AUX_HEADS)
+    if unknown:
+        raise click.BadParameter(f"unknown heads {sorted(unknown)}; expected 'none' or some of "
+                                 f"{','.join(AUX_HEADS)}", param_hint="'--heads'")
+    return {name: name in names for name in AUX_HEADS}
+
+
 def new_net(cfg: ZeroConfig, init) -> torch.nn.Module:
-    if init is not None:
-        return load_initial(init, kind="zero")
+    flags = head_flags(cfg.heads)
+    if init is not None:   # a net trained without heads (e.g. on human games) gets fresh ones
+        return nets.with_heads(load_initial(init, kind="zero"), **flags)
     overrides = {k: v for k, v in (("blocks", cfg.blocks), ("filters", cfg.filters)) if v}
-    return nets.build("zero", cfg.preset, **overrides)
+    return nets.build("zero", cfg.preset, **overrides, **flags)
 
 
 def write_json(path: Path, data: dict) -> None:
@@ -199,7 +222,7 @@ class ZeroRun:
             window = load_window(self.dir / "games", CALIBRATION_GAMES)
             if window is not None and len(window.z):        # no games yet: the float file
                 rng = np.random.default_rng([self.cfg.seed, self.state["generation"]])
-                planes = sample_batch(window, self.cfg.size, CALIBRATION_POSITIONS, rng)[0]
+                planes = sample_batch(window, self.cfg.size, CALIBRATION_POSITIONS, rng).planes
                 with tempfile.TemporaryDirectory() as tmp:
                     data = quantize_model(path, Path(tmp) / "int8.onnx", planes,
                                           f"int8 for self-play, {len(planes)} positions of the "
@@ -218,7 +241,7 @@ class ZeroRun:
     def _job_args(self, gating: bool) -> dict:
         cfg = self.cfg
         common = dict(size=cfg.size, komi=cfg.komi, move_cap=cfg.move_cap,
-                      batch_size=cfg.search_batch,
+                      batch_size=cfg.search_batch, score_utility=cfg.score_utility,
                       resign_threshold=self.state.get("resign_threshold", cfg.resign_threshold),
                       eps=cfg.dirichlet_eps, alpha=cfg.dirichlet_alpha)
         if gating:
@@ -288,15 +311,16 @@ class ZeroRun:
                                             cfg.checkpoint_every, save, bar,
                                             precision=resolve_precision(cfg.precision,
                                                                         torch.device("cpu")),
-                                            channels_last=cfg.channels_last)
+                                            channels_last=cfg.channels_last,
+                                            weights=head_weights(cfg))
             bar.close()
             positions = len(window.z)
         rate = rate or k * cfg.batch_size / max(time.monotonic() - t0, 1e-9)
         if k:
-            self.state["row"].update(loss=f"{sums[0] / k:.4f}", value_loss=f"{sums[1] / k:.4f}",
-                                     policy_loss=f"{sums[2] / k:.4f}",
-                                     window_positions=positions,
-                                     train_positions_s=f"{rate:.0f}")
+            means = part_means(sums, k)
+            self.state["row"].update({name: "" if np.isnan(means[name]) else f"{means[name]:.4f}"
+                                      for name in means})
+            self.state["row"].update(window_positions=positions, train_positions_s=f"{rate:.0f}")
         self.state["phase"] = "gate"
         self.write_state()
 
@@ -412,6 +436,10 @@ class ZeroRun:
         bar.close()
 
 
+def head_weights(cfg: ZeroConfig) -> HeadWeights:
+    return HeadWeights(cfg.ownership_weight, cfg.score_weight)
+
+
 def curve_has(path: Path, generation: int) -> bool:
     if not path.exists():
         return False
@@ -425,7 +453,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     import matplotlib.pyplot as plt
     rows = list(csv.DictReader(csv_path.open()))
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-    for key in ("loss", "value_loss", "policy_loss"):
+    for key in ("loss", "value_loss", "policy_loss", "ownership_mse"):
         pts = [(int(r["generation"]), float(r[key])) for r in rows if r.get(key)]
         if pts:
             ax[0].plot(*zip(*pts), label=key)
@@ -490,6 +518,10 @@ D = ZeroConfig()
               help="networks on the workers (self-play and gating): int8 twins "
                    "(training.quantize) or the float files; auto: int8 where onnxruntime runs on "
                    "the CPU")
+@click.option("--score-utility", default=D.score_utility, show_default=True,
+              type=click.FloatRange(0), help="KataGo's static score utility in the self-play and "
+              "gating searches: a leaf's utility is (v + F (2/pi) atan(score / N)) / (1 + F) "
+              "(0: off)")
 @click.option("--window", default=D.window, show_default=True, type=click.IntRange(1),
               help="newest games trained on")
 @click.option("--steps", default=D.steps, show_default=True, type=click.IntRange(1),
@@ -499,6 +531,13 @@ D = ZeroConfig()
               type=click.Choice(OPTIMIZERS))
 @click.option("--lr", default=D.lr, show_default=True, type=float)
 @click.option("--l2", default=D.l2, show_default=True, type=float, help="c in c ||theta||^2")
+@click.option("--heads", default=D.heads, show_default=True,
+              help="auxiliary heads of a new net: none, ownership, score or ownership,score "
+                   "(a resumed run keeps its net's)")
+@click.option("--ownership-weight", default=D.ownership_weight, show_default=True,
+              type=click.FloatRange(0), help="weight of the ownership MSE (mean over points)")
+@click.option("--score-weight", default=D.score_weight, show_default=True,
+              type=click.FloatRange(0), help="weight of the MSE of score / N^2")
 @click.option("--checkpoint-every", default=D.checkpoint_every, show_default=True,
               type=click.IntRange(1))
 @click.option("--threads", default=D.threads, show_default=True, type=click.IntRange(1),
@@ -538,6 +577,7 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
                  ref_opponent, ref_threads, **options):
     """AlphaGo Zero self-play loop with gating (docs/algorithms.md §4.6)."""
     cfg = ZeroConfig(**options)
+    head_flags(cfg.heads)
     reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads)
     if cfg.gate_min > cfg.gate_max:
         raise click.UsageError("--gate-min is above --gate-max")

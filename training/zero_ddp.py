@@ -25,7 +25,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from goengine.training import nets
 from goengine.training.precision import resolve as resolve_precision
-from goengine.training.zero import ZeroConfig
+from goengine.training.zero import ZeroConfig, head_weights
 from goengine.training.zero_shards import load_window
 from goengine.training.zero_train import STATS, make_zero_optimizer, run_steps, save_trainer
 
@@ -57,7 +57,7 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
     steps, sums, k = run_steps(model, opt, window, cfg.size, max(1, cfg.batch_size // world),
                                rng, steps, target, cfg.checkpoint_every, save, device=device,
                                precision=resolve_precision(cfg.precision, device),
-                               channels_last=cfg.channels_last)
+                               channels_last=cfg.channels_last, weights=head_weights(cfg))
     dt = max(time.monotonic() - t0, 1e-9)
     if rank == 0:
         (run_dir / STATS).write_text(json.dumps({

@@ -14,7 +14,9 @@ The record of a self-play game: for each move, the packed zero17 planes of the p
 (side to move's view) and pi, the root's visit distribution normalised over its children (Pos order,
 pass last; the target is the visits at temperature 1 whatever move was played, as Leela Zero and
 minigo store it). z follows from the winner: the rules core's area score (Tromp-Taylor, komi) after
-two passes or at the move cap, or the resignation.
+two passes or at the move cap, or the resignation. A game played out (two passes or the move cap)
+also records the final area ownership of every point and its score, the auxiliary heads' targets
+(docs/algorithms.md §4.6); a resigned game has no final position and records none.
 
 Resignation: a side whose search gives it a win rate below `resign_threshold` resigns. A fraction of
 games (`no_resign`, decided per game by the job's seed) never resigns: they record the first
@@ -73,6 +75,7 @@ class ZeroGamesJob:
     no_resign_fraction: float = 0.1
     move_cap: int = 0                # 0: 2 N^2
     batch_size: int = 8              # leaves per network call in the search
+    score_utility: float = 0.0       # NetSearchConfig.score_utility (0: the win rate alone)
     record: bool = True              # keep planes and pi (self-play); False: only the outcome
 
     def networks(self) -> set[str]:
@@ -100,6 +103,8 @@ class ZeroGameResult:
     evaluations: int = 0             # positions the network evaluated for this game's searches
     x: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint8))  # packed planes
     pi: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # [T, N*N+1]
+    own: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # int8[N*N]: the final
+                                     # area owner, +1 black, -1 white, 0 neutral; empty if resigned
 
     @property
     def false_resignation(self) -> bool:
@@ -148,7 +153,10 @@ def make_search(evaluator, job: ZeroGamesJob, seed: int) -> NetworkSearch:
     n = job.size
     alpha = (job.alpha or default_alpha(n)) if job.noise else 0.0
     cfg = NetSearchConfig(mode="zero", dirichlet_alpha=alpha, dirichlet_eps=job.eps,
-                          batch_size=job.batch_size,
+                          batch_size=job.batch_size, score_utility=job.score_utility,
+                          # the networks learn from games at the job's komi: their values and
+                          # scores need no move to another komi (engine.search.komi)
+                          value_komi=job.komi,
                           # the tree a game needs, with room for the subtree kept between moves
                           tree_capacity=max(20_000, 4 * job.visits * (n * n + 2)))
     return NetworkSearch(cfg, policy=evaluator, seed=seed)
@@ -187,17 +195,21 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
         pos = choose_move(pi, game.move_number < sampled_moves, rng)
         game.play(color, PASS if pos == n * n else pos_to_loc(pos, n))
         moves.append(pos)
+    own = np.zeros(0, np.int8)
     if resigned_by:
         winner, score = -resigned_by, float("nan")
     else:
         score = game.area_score()
         winner = int(np.sign(score))
+        owner = game.ownership().reshape(-1)      # Tromp-Taylor area, as `score` counts it
+        own = (owner == BLACK).astype(np.int8) - (owner == WHITE).astype(np.int8)
     r = ZeroGameResult(black, white, n, job.komi, np.asarray(moves, dtype=np.int16), winner,
                        score, bool(resigned_by), no_resign, would_resign,
                        (lowest[BLACK], lowest[WHITE]),
-                       sum(s.evaluations for s in searches.values()) - evaluations)
-    if xs:
-        r.x, r.pi = np.stack(xs), np.stack(pis)
+                       sum(s.evaluations for s in searches.values()) - evaluations, own=own)
+    if job.record:      # a game resigned at its first move records no position: [0, ...]
+        r.x = np.stack(xs) if xs else np.zeros((0, (planes.size + 7) // 8), np.uint8)
+        r.pi = np.stack(pis) if pis else np.zeros((0, n * n + 1), np.float32)
     return r
 
 

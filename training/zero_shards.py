@@ -16,11 +16,15 @@ Layout of a shard (np.savez_compressed; P positions, G games):
 | offsets      | int64   | [G+1]      | game g's moves (and positions) are [offsets[g], offsets[g+1]) |
 | winner       | int8    | [G]        | +1 black, -1 white, 0 draw                              |
 | score        | float32 | [G]        | area score with komi, nan for a resignation             |
+| own          | int8    | [G, N*N]   | final area owner: +1 black, -1 white, 0 neutral (or resigned) |
 | resigned, no_resign | bool | [G]   |                                                         |
 | would_resign | int8    | [G]        | in no-resign games, the colour that would have resigned |
 | min_winrate  | float32 | [G, 2]     | black's and white's lowest search win rate in the game  |
 
-Every self-play game records every move, so positions and moves share the offsets. A killed run
+Every self-play game records every move, so positions and moves share the offsets. The auxiliary
+heads' targets are stored once per game (`own`, `score`, Black's view) and turned to each
+position's side to move when read (`stm_targets`); a resigned game's positions, and those of
+shards written before `own` existed, carry mask 0. A killed run
 loses at most the shard being written: the manifest lists only shards written whole, and a file
 missing from it is written again under the same name.
 """
@@ -67,6 +71,8 @@ class ZeroShards:
             offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             winner=np.asarray([r.winner for r in results], dtype=np.int8),
             score=np.asarray([r.score for r in results], dtype=np.float32),
+            own=np.stack([r.own if len(r.own) else np.zeros(r.size * r.size, np.int8)
+                          for r in results]).astype(np.int8),
             resigned=np.asarray([r.resigned for r in results], dtype=bool),
             no_resign=np.asarray([r.no_resign for r in results], dtype=bool),
             would_resign=np.asarray([r.would_resign for r in results], dtype=np.int8),
@@ -93,6 +99,24 @@ class Window:
     pi: np.ndarray      # float32[P, N*N+1], rows sum to 1
     z: np.ndarray       # float32[P]
     games: int
+    own: np.ndarray     # int8[P, N*N]: final area owner, +1 = the side to move
+    score: np.ndarray   # float32[P]: final area score for the side to move (komi included)
+    mask: np.ndarray    # float32[P]: 1 where the game was played out (own and score are known)
+
+
+def stm_targets(own_black: np.ndarray, score: np.ndarray, resigned: np.ndarray,
+                offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each position's auxiliary targets from its game's final ownership int8[G, N*N] and score
+    float32[G] (Black's view): (own int8[P, N*N], score float32[P], mask float32[P]) for the side
+    to move, Black moving at even positions of a game (the games have no handicap), mask 0 in
+    resigned games."""
+    lengths = np.diff(offsets)
+    game = np.repeat(np.arange(len(lengths)), lengths)
+    sign = np.where((np.arange(offsets[-1]) - offsets[game]) % 2 == 0, 1, -1)
+    played = ~resigned[game]
+    own = (own_black[game] * (sign * played)[:, None]).astype(np.int8)
+    return own, np.where(played, sign * score[game], 0.0).astype(np.float32), \
+        played.astype(np.float32)
 
 
 def load_window(out_dir, games: int) -> Window | None:
@@ -107,15 +131,23 @@ def load_window(out_dir, games: int) -> Window | None:
         count += shard["games"]
     if not chosen:
         return None
-    xs, pis, zs = [], [], []
+    xs, pis, zs, aux = [], [], [], []
     for name in reversed(chosen):
         with np.load(out_dir / name) as a:
             xs.append(a["x"])
             pis.append(a["pi"].astype(np.float32))
             zs.append(a["z"].astype(np.float32))
+            npts = a["pi"].shape[1] - 1
+            if "own" in a.files:
+                aux.append(stm_targets(a["own"], a["score"], a["resigned"], a["offsets"]))
+            else:       # written before the auxiliary targets: none to train on
+                p = len(a["z"])
+                aux.append((np.zeros((p, npts), np.int8), np.zeros(p, np.float32),
+                            np.zeros(p, np.float32)))
     pi = np.concatenate(pis)
     pi /= pi.sum(axis=1, keepdims=True)        # float16 storage: renormalised
-    return Window(np.concatenate(xs), pi, np.concatenate(zs), count)
+    own, score, mask = (np.concatenate(parts) for parts in zip(*aux))
+    return Window(np.concatenate(xs), pi, np.concatenate(zs), count, own, score, mask)
 
 
 def resignation_stats(out_dir, generation: int | None = None) -> tuple[int, int]:
@@ -157,4 +189,5 @@ def calibrated_threshold(out_dir, games: int, target: float, cap: float,
     return float(min(cap, np.quantile(lows, target)))
 
 
-__all__ = ["Window", "ZeroShards", "calibrated_threshold", "load_window", "resignation_stats"]
+__all__ = ["Window", "ZeroShards", "calibrated_threshold", "load_window", "resignation_stats",
+           "stm_targets"]

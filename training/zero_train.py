@@ -1,17 +1,20 @@
 """The Zero loop's training step: minibatches of the recent window under random symmetries, and
-AlphaGo Zero's loss (docs/algorithms.md §4.6).
+AlphaGo Zero's loss with KataGo's auxiliary heads (docs/algorithms.md §4.6).
 
-    batch = sample_batch(window, size, 256, rng)      # planes, pi, z under random symmetries
-    loss, parts = zero_loss(net, *batch)              # (z - v)^2 - pi^T log p
+    batch = sample_batch(window, size, 256, rng)      # a ZeroBatch under random symmetries
+    loss, parts = zero_loss(net, batch)               # (z - v)^2 - pi^T log p (+ the heads')
     opt = make_zero_optimizer(net, "sgd", lr=0.01, l2=1e-4)
 
 The c ||theta||^2 term is the optimizer's weight decay: its gradient is 2 c theta, so the decay is
-2c (c = `l2`).
+2c (c = `l2`). A net with the ownership and score heads adds the value net's terms
+(`training.loop.aux_loss`, docs/algorithms.md §4.3) over the positions of played-out games.
 """
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -20,6 +23,7 @@ from torch.nn import functional as F
 from goengine.engine import symmetry
 from goengine.models.metadata import PLANES
 from goengine.training import nets
+from goengine.training.loop import aux_loss
 from goengine.training.precision import autocast
 from goengine.training.zero_selfplay import ZERO_FEATURES
 from goengine.training.zero_shards import Window
@@ -36,66 +40,107 @@ def make_zero_optimizer(net, name: str, lr: float, l2: float, momentum: float = 
     raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {name!r}")
 
 
-def sample_batch(window: Window, size: int, batch_size: int, rng: np.random.Generator):
-    """(planes float32[B, 17, N, N], pi float32[B, N*N+1], z float32[B]): positions drawn
-    uniformly from the window, each under one of the 8 symmetries drawn at random (planes and pi
-    alike)."""
+class ZeroBatch(NamedTuple):
+    planes: np.ndarray   # float32[B, 17, N, N]
+    pi: np.ndarray       # float32[B, N*N+1]
+    z: np.ndarray        # float32[B]
+    own: np.ndarray      # float32[B, N*N]: final owner, +1 = the side to move
+    score: np.ndarray    # float32[B]: final area score for the side to move, points
+    mask: np.ndarray     # float32[B]: 1 where own and score are known (a played-out game)
+
+
+class HeadWeights(NamedTuple):
+    ownership: float = 1.5      # ZeroConfig.ownership_weight
+    score: float = 1.0          # ZeroConfig.score_weight
+
+
+# what train_step returns, and run_steps sums: the loss and its parts (means over the batch);
+# the heads' ownership MSE and score MAE (points) are weighted by `targets`, the positions that
+# have them, so that their sums divided by its sum are means over those positions
+PARTS = ("loss", "value_loss", "policy_loss", "ownership_mse", "score_mae", "targets")
+
+
+def sample_batch(window: Window, size: int, batch_size: int,
+                 rng: np.random.Generator) -> ZeroBatch:
+    """Positions drawn uniformly from the window, each under one of the 8 symmetries drawn at
+    random (planes, pi and the ownership target alike)."""
     rows = rng.integers(len(window.z), size=batch_size)
     c = PLANES[ZERO_FEATURES]
     planes = np.unpackbits(window.x[rows], axis=1, count=c * size * size).astype(np.float32)
     planes = planes.reshape(batch_size, c, size, size)
     pi = window.pi[rows]
+    own = window.own[rows].astype(np.float32)
     ks = rng.integers(symmetry.N_SYMMETRIES, size=batch_size)
-    out_planes, out_pi = np.empty_like(planes), np.empty_like(pi)
+    out_planes, out_pi, out_own = np.empty_like(planes), np.empty_like(pi), np.empty_like(own)
     for k in range(symmetry.N_SYMMETRIES):
         sel = ks == k
         if sel.any():
             out_planes[sel] = symmetry.apply(planes[sel], k)
             out_pi[sel] = symmetry.apply_policy(pi[sel], k, size)
-    return out_planes, out_pi, window.z[rows]
+            out_own[sel] = symmetry.apply_policy(own[sel], k, size)
+    return ZeroBatch(out_planes, out_pi, window.z[rows], out_own, window.score[rows],
+                     window.mask[rows])
 
 
-def zero_loss(net, planes, pi, z):
-    """(loss, (value part, policy part)): mean over the batch of (z - v)^2 - pi^T log p."""
-    logits, value = net(planes)
-    return zero_loss_of(logits, value, pi, z)
+def zero_loss(net, batch, weights: HeadWeights = HeadWeights()):
+    """zero_loss_of on the net's outputs for a batch of tensors."""
+    return zero_loss_of(dict(zip(net.output_names, net(batch.planes))), batch, weights)
 
 
-def zero_loss_of(logits, value, pi, z):
-    """zero_loss from the network's outputs."""
-    value_loss = F.mse_loss(value, z)
-    policy_loss = -(pi * F.log_softmax(logits, dim=1)).sum(dim=1).mean()
-    return value_loss + policy_loss, (float(value_loss.detach()), float(policy_loss.detach()))
+def zero_loss_of(outputs: dict, batch, weights: HeadWeights = HeadWeights()):
+    """(loss, parts): the mean over the batch of (z - v)^2 - pi^T log p, plus w_own times the
+    ownership MSE and w_score times the MSE of score / N^2 over the positions with targets, for
+    the heads `outputs` holds; parts as PARTS (nan for a head the net lacks)."""
+    n = batch.planes.shape[-1]
+    value_loss = F.mse_loss(outputs["value"], batch.z)
+    policy_loss = -(batch.pi * F.log_softmax(outputs["policy_logits"], dim=1)).sum(dim=1).mean()
+    terms = aux_loss(outputs, batch.own, batch.score, n, batch.mask)
+    loss = value_loss + policy_loss + weights.ownership * terms.get("ownership", 0.0) \
+        + weights.score * terms.get("score", 0.0)
+    targets = float(batch.mask.sum())
+    mae = math.nan
+    if "score" in outputs:
+        err = (outputs["score"].detach() - batch.score).abs()
+        mae = float((err * batch.mask).sum()) / max(targets, 1.0)
+    own = float(terms["ownership"].detach()) if "ownership" in terms else math.nan
+    return loss, (float(loss.detach()), float(value_loss.detach()), float(policy_loss.detach()),
+                  own, mae, targets)
 
 
-def train_step(net, opt, batch, device=None, precision: str = "fp32",
-               channels_last: bool = False) -> tuple[float, float, float]:
-    """One optimizer step on a numpy batch (moved to `device` when given); (loss, value loss,
-    policy loss). `precision`: a resolved one ("fp32" / "bf16", training.precision.resolve); the
-    loss is taken in float32 either way."""
+def train_step(net, opt, batch: ZeroBatch, device=None, precision: str = "fp32",
+               channels_last: bool = False, weights: HeadWeights = HeadWeights()) -> tuple:
+    """One optimizer step on a numpy batch (moved to `device` when given); returns PARTS.
+    `precision`: a resolved one ("fp32" / "bf16", training.precision.resolve); the loss is taken
+    in float32 either way."""
     device = torch.device(device or "cpu")
-    planes, pi, z = (torch.from_numpy(a).to(device) for a in batch)
+    batch = ZeroBatch(*(torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in batch))
+    planes = batch.planes
     if channels_last:
         planes = planes.contiguous(memory_format=torch.channels_last)
     net.train()
     opt.zero_grad(set_to_none=True)
     with autocast(device, precision):
-        logits, value = net(planes)
-    loss, (v, p) = zero_loss_of(logits.float(), value.float(), pi, z)
+        out = net(planes)
+    names = getattr(net, "module", net).output_names      # DDP wraps the net
+    loss, parts = zero_loss_of({k: t.float() for k, t in zip(names, out)}, batch, weights)
     loss.backward()
     opt.step()
-    return float(loss.detach()), v, p
+    return parts
 
 
 def run_steps(net, opt, window: Window, size: int, batch_size: int, rng, steps: int,
               target: int, save_every: int, save, bar=None, device=None,
-              precision: str = "fp32", channels_last: bool = False):
+              precision: str = "fp32", channels_last: bool = False,
+              weights: HeadWeights = HeadWeights()):
     """Train from step `steps` to `target`, calling `save(steps)` every `save_every` steps and at
-    the end; returns (steps, [loss, value loss, policy loss] summed, steps run)."""
-    k, sums = 0, np.zeros(3)
+    the end; returns (steps, sums, steps run): sums float[6] of PARTS over the steps, the heads'
+    two weighted by the positions with targets (`part_means` turns them into means)."""
+    k, sums = 0, np.zeros(len(PARTS))
     while steps < target:
-        sums += train_step(net, opt, sample_batch(window, size, batch_size, rng), device,
-                           precision, channels_last)
+        parts = np.asarray(train_step(net, opt, sample_batch(window, size, batch_size, rng),
+                                      device, precision, channels_last, weights))
+        parts[3:5] *= parts[5]
+        sums += parts
         steps += 1
         k += 1
         if bar is not None:
@@ -107,11 +152,21 @@ def run_steps(net, opt, window: Window, size: int, batch_size: int, rng, steps: 
     return steps, sums, k
 
 
+def part_means(sums, k: int) -> dict:
+    """PARTS' means from run_steps' sums over k steps: the losses per step, the heads' figures
+    per position with targets (nan when there were none, or the net lacks the head)."""
+    means = {name: sums[i] / k for i, name in enumerate(PARTS[:3])}
+    for i in (3, 4):
+        means[PARTS[i]] = sums[i] / sums[5] if sums[5] > 0 else math.nan
+    return means
+
+
 def save_trainer(path, net, opt, steps: int, cfg) -> None:
     """The trainer's checkpoint: weights, optimizer state, steps run, the run's config."""
     nets.save_checkpoint(net, path, optimizer=opt.state_dict(), steps=steps,
                          zero_config=json.dumps(asdict(cfg)))
 
 
-__all__ = ["OPTIMIZERS", "STATS", "make_zero_optimizer", "run_steps", "sample_batch", "save_trainer",
-           "train_step", "zero_loss", "zero_loss_of"]
+__all__ = ["OPTIMIZERS", "PARTS", "STATS", "HeadWeights", "ZeroBatch", "make_zero_optimizer",
+           "part_means", "run_steps", "sample_batch", "save_trainer", "train_step", "zero_loss",
+           "zero_loss_of"]

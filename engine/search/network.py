@@ -11,7 +11,12 @@ Notation and defaults from docs/algorithms.md §2. A simulation:
    heuristic priors at once, replaced by the SL policy's (softmax temperature 0.67) when the
    network answers (same batch). Zero: every new leaf is expanded with the network's priors and
    its value is backed up; no rollouts. A terminal leaf (two passes) is scored by the rules,
-   with the stones the Player judged dead taken off (engine.search.terminal).
+   with the stones the Player judged dead taken off (engine.search.terminal). Zero with a
+   network that has a score head and `score_utility` > 0 (KataGo's static score utility): the
+   tree's Q holds the utility v + score_utility (2/pi) atan(score / scale) of every leaf (the rules'
+   score at a terminal), divided by 1 + score_utility, while the value alone goes to the tree's
+   other sums (the rollouts' W_r, N_r, unused at lambda 0), from which the win rates are
+   reported.
 4. A batch of `batch_size` simulations shares one network call; the rollouts of the batch run in
    numba (GIL released) while onnxruntime evaluates the batch in another thread. With
    `rollout_threads` > 1 the batch's rollouts are split over that many threads, so that a core
@@ -62,6 +67,10 @@ class NetSearchConfig:
                                    # no measured strength gain yet)
     value_komi: float = 7.5        # the komi the value networks learned at (engine.search.komi)
     komi_scale: float = 0.45       # logistic scale of the final score, points per board line
+    score_utility: float = 0.0     # Zero: weight of the score in a leaf's utility (KataGo's
+                                   # static score utility, 0.1 there beside a dynamic 0.3); 0: off
+    score_utility_scale: float = 0.0  # points of score at which atan reaches pi/4; 0: the board
+                                      # side N (KataGo's sqrt of the board area)
 
 
 # ---- numba kernels ------------------------------------------------------------------------------
@@ -236,6 +245,7 @@ class NetworkSearch:
         self.evaluations = 0
         self.dead_at_terminals: np.ndarray | None = None  # set by the Player (search.terminal)
         self._heads = (None, None)      # the value net's heads at the root (`_value_heads`)
+        self._utility, self._utility_scale = 0.0, 1.0   # the score utility's, set by `begin`
         playout_seed(int(self._rng.integers(2**31)))
 
     @property
@@ -257,12 +267,13 @@ class NetworkSearch:
         return evaluator.evaluate(planes)
 
     def _evaluate(self, positions, need_policy, need_value):
-        """(priors [B, N*N+1] or None, value_stm [B] or None) for the leaf positions."""
+        """(priors [B, N*N+1] or None, value_stm [B] or None, score_stm [B] or None) for the leaf
+        positions; the score only from a Zero net with a score head."""
         t0 = time.perf_counter()
-        priors = values = None
+        priors = values = scores = None
         if self.config.mode == "zero":
             ev = self._run(self.policy, self._features(positions, "zero17"), positions)
-            priors, values = ev.priors, ev.value_stm
+            priors, values, scores = ev.priors, ev.value_stm, ev.score
         else:
             if need_policy is not None and self.policy is not None and need_policy.any():
                 sel = [p for p, f in zip(positions, need_policy) if f]
@@ -274,7 +285,7 @@ class NetworkSearch:
                                    positions).value_stm
         self.eval_time += time.perf_counter() - t0
         self.evaluations += len(positions)
-        return priors, values
+        return priors, values, scores
 
     # ---- expansion ----------------------------------------------------------------------------
     def _expand(self, node, st, meta, net_priors, moves_buf, priors_buf) -> None:
@@ -348,6 +359,9 @@ class NetworkSearch:
         self._use_value = (cfg.mode == "zero") or (self.value is not None and cfg.lam < 1)
         self._lam = 1.0 if (cfg.mode == "alphago" and self.value is None) else (
             0.0 if cfg.mode == "zero" else cfg.lam)
+        self._utility = cfg.score_utility if (
+            cfg.mode == "zero" and getattr(self.policy, "has_score", False)) else 0.0
+        self._utility_scale = cfg.score_utility_scale or float(game.size)
         # the rollouts and terminals are scored at the game's komi; the value networks are not
         self._komi_shift = komi_shift(game.komi, cfg.value_komi, game.size, cfg.komi_scale)
         if t.ti[T.I_FIRST, t.root] < 0:
@@ -358,24 +372,32 @@ class NetworkSearch:
         self._own_acc = np.zeros(a, dtype=np.float64)
         self._own_n = 0
 
+    def _head_net(self) -> tuple:
+        """(evaluator, feature set) of the network whose auxiliary heads answer: the value
+        network in the AlphaGo search, the dual-head network in Zero."""
+        if self.config.mode == "zero":
+            return self.policy, "zero17"
+        return self.value, self.value_features
+
     def _value_heads(self, pos: Position, color: int) -> tuple:
         """(ownership float[N, N] from Black's view, score lead for Black in points) from the
-        auxiliary heads of the value network (docs/algorithms.md §4.3) at `pos`, `color` to
-        move; each None where the value network has no such head (or there is none)."""
-        has_own = getattr(self.value, "has_ownership", False)
-        has_score = getattr(self.value, "has_score", False)
-        if self.config.mode != "alphago" or not (has_own or has_score):
+        auxiliary heads of the value or Zero network (docs/algorithms.md §4.3, §4.6) at `pos`,
+        `color` to move; each None where the network has no such head (or there is none)."""
+        net, features = self._head_net()
+        has_own = getattr(net, "has_ownership", False)
+        has_score = getattr(net, "has_score", False)
+        if not (has_own or has_score):
             return None, None
-        ev = self._run(self.value, self._features([pos], self.value_features), [pos])
+        ev = self._run(net, self._features([pos], features), [pos])
         sign = 1.0 if color == B.BLACK else -1.0
         n = pos.size
         own = sign * ev.ownership[0].reshape(n, n).astype(np.float64) if has_own else None
         return own, (sign * float(ev.score[0]) if has_score else None)
 
     def head_ownership(self, game) -> np.ndarray | None:
-        """float[N, N], +1 black, from the value network's ownership head for `game` as it stands
-        (no playouts); None when the value network has no such head."""
-        if not getattr(self.value, "has_ownership", False) or self.config.mode != "alphago":
+        """float[N, N], +1 black, from the value or Zero network's ownership head for `game` as
+        it stands (no playouts); None when the network has no such head."""
+        if not getattr(self._head_net()[0], "has_ownership", False):
             return None
         pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history[-8:]), game.size)
         return self._value_heads(pos, game.to_play)[0]
@@ -384,7 +406,7 @@ class NetworkSearch:
         pos = Position(st0.copy(), meta0.copy(), [root_hist[i].copy() for i in range(hist_len)],
                        game.size)
         need = np.array([True])
-        priors, _ = self._evaluate([pos], need, False) if (self.policy is not None) else (None, None)
+        priors = self._evaluate([pos], need, False)[0] if self.policy is not None else None
         self._expand(self.tree.root, st0, meta0, priors[0] if priors is not None else None,
                      moves_buf, priors_buf)
 
@@ -415,7 +437,7 @@ class NetworkSearch:
                 out = np.empty(a, dtype=np.int8)
                 d = judged_area_ownership(st, meta, terminal_mask(self, a), out) - game.komi
                 z = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
-                T.backup(t.ti, t.tf, p, length, z, True, z, True, cfg.n_vl)
+                T.backup(t.ti, t.tf, p, length, z, True, self._utility_of(z, d), True, cfg.n_vl)
                 continue
             if leaf in seen:  # collision within the batch: undo and let the others go
                 # (keeping it as a second rollout of the leaf played worse: 2 of 8 games
@@ -454,21 +476,36 @@ class NetworkSearch:
             self._own_n += m
         if worker is not None:
             worker.join()
-        priors, values = result.get("net", (None, None))
+        priors, values, scores = result.get("net", (None, None, None))
         for j, p in enumerate(paths):
             leaf = int(p[-1])
             if expand[j]:
                 row = priors[j] if priors is not None else None
                 self._expand(leaf, sts[j], metas[j], row, moves_buf, priors_buf)
             v_black = 0.0
+            sign = 1.0 if metas[j][B.M_TOPLAY] == B.BLACK else -1.0
             if values is not None:
-                v = float(values[j])
-                v_black = value_at_komi(v if metas[j][B.M_TOPLAY] == B.BLACK else -v,
-                                        self._komi_shift)
+                v_black = value_at_komi(sign * float(values[j]), self._komi_shift)
+            if self._utility:       # the value to the rollout sums, the utility to Q's
+                # the score head learned at value_komi, as the value: moved to the game's komi
+                lead = sign * float(scores[j]) + cfg.value_komi - game.komi
+                T.backup(t.ti, t.tf, p, len(p), v_black, True, self._utility_of(v_black, lead),
+                         True, cfg.n_vl)
+                continue
             zb = float(z[j]) if z is not None else 0.0
             T.backup(t.ti, t.tf, p, len(p), zb, z is not None, v_black, values is not None,
                      cfg.n_vl)
         return want
+
+    def _utility_of(self, v_black: float, lead_black: float) -> float:
+        """KataGo's static score utility of a leaf, Black's view: (v + score_utility (2/pi)
+        atan(lead / scale)) / (1 + score_utility), v itself when the utility is off. The division
+        keeps it in [-1, 1], the range Q, virtual loss and fpu assume; a clamp would instead
+        erase the difference between two sure wins, which is what the utility is for."""
+        if not self._utility:
+            return v_black
+        s = (2.0 / np.pi) * np.arctan(lead_black / self._utility_scale)
+        return float((v_black + self._utility * s) / (1.0 + self._utility))
 
     def _rollouts(self, sts, metas, m, komi, max_moves) -> np.ndarray:
         """z (black's view) for the m leaf boards; the first share runs here, the others on the
@@ -511,11 +548,16 @@ class NetworkSearch:
         # playouts at lambda 0, and a score lead that the rollouts' ownership (a mean over
         # playouts of a policy much weaker than the networks) only approximates
         head_own, head_lead = self._heads
+        # with the score utility, the value's win rates are in the rollout sums (lambda 1)
         res = summarize_root(self.tree, self._color, game.size,
                              ownership_black=own if head_own is None else head_own,
-                             simulations=ran, elapsed=elapsed, lam=self._lam, komi=game.komi)
+                             simulations=ran, elapsed=elapsed,
+                             lam=1.0 if self._utility else self._lam, komi=game.komi)
         if head_lead is not None:     # learned with value_komi: moved to the game's komi
             res.score_lead_black = head_lead + self.config.value_komi - game.komi
+        if self._utility:     # the value's sums are the rollouts' here: report them as the value's
+            for stat in res.moves:
+                stat.value_winrate, stat.rollout_winrate = stat.rollout_winrate, None
         return res
 
 
