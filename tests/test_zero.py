@@ -26,7 +26,6 @@ from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training import nets  # noqa: E402
-from goengine.training.export import export_onnx  # noqa: E402
 from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
 from goengine.training.sprt import gate_decision  # noqa: E402
 from goengine.training.zero import ZeroConfig, ZeroRun, zero_reference_command  # noqa: E402
@@ -42,18 +41,13 @@ from goengine.training.zero_shards import (ZeroShards, calibrated_threshold,  # 
 from goengine.training.zero_train import sample_batch, train_step, make_zero_optimizer  # noqa: E402
 from goengine.training.workers import WorkerPool  # noqa: E402
 
-TINY = dict(blocks=1, filters=8)
+from zero_nets import TINY, export_tiny_zero  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     """ONNX path of a one-block, 8-filter Zero net with random weights."""
-    d = tmp_path_factory.mktemp("tiny")
-    torch.manual_seed(0)
-    net = nets.build("zero", "cpu", **TINY)
-    export_onnx(net, "zero", d / "tiny.onnx", {"training_data": "random weights",
-                                               "board_sizes": "5"}, board_size=5)
-    return d / "tiny.onnx"
+    return export_tiny_zero(tmp_path_factory.mktemp("tiny"), "tiny.onnx")[1]
 
 
 def worker(onnx_path, *names):

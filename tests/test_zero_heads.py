@@ -23,7 +23,7 @@ from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noq
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.models.store import default_path  # noqa: E402
 from goengine.training import nets  # noqa: E402
-from goengine.training.export import export_onnx, run_torch  # noqa: E402
+from goengine.training.export import run_torch  # noqa: E402
 from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
 from goengine.training.workers import WorkerPool  # noqa: E402
 from goengine.training.zero import ZeroConfig, ZeroRun  # noqa: E402
@@ -33,18 +33,15 @@ from goengine.training.zero_train import (make_zero_optimizer, sample_batch,  # 
                                           train_step)
 
 from positions import load_board  # noqa: E402
+from zero_nets import TINY, export_tiny_zero  # noqa: E402
 
-TINY = dict(blocks=1, filters=8)
 
 
 @pytest.fixture(scope="module")
 def heads_net(tmp_path_factory):
     """(torch net, ONNX path) of a tiny Zero net with both heads and random weights."""
-    d = tmp_path_factory.mktemp("zero-heads")
-    torch.manual_seed(0)
-    net = nets.build("zero", "cpu", **TINY, ownership=True, score=True)
-    export_onnx(net, "zero", d / "heads.onnx", {"board_sizes": "5"}, board_size=5)
-    return net, d / "heads.onnx"
+    return export_tiny_zero(tmp_path_factory.mktemp("zero-heads"), "heads.onnx",
+                            ownership=True, score=True)
 
 
 def play(onnx_path, job):

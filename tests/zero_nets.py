@@ -1,0 +1,18 @@
+"""Tiny Zero networks for the tests: one block of 8 filters, random weights, exported for 5x5 as
+the loop exports its generations."""
+import torch
+
+from goengine.training import nets
+from goengine.training.export import export_onnx
+
+TINY = dict(blocks=1, filters=8)
+
+
+def export_tiny_zero(directory, name: str, **heads):
+    """(torch net, ONNX path) of a tiny Zero net (seed 0) with the given heads."""
+    torch.manual_seed(0)
+    net = nets.build("zero", "cpu", **TINY, **heads)
+    path = directory / name
+    export_onnx(net, "zero", path, {"training_data": "random weights", "board_sizes": "5"},
+                board_size=5)
+    return net, path
