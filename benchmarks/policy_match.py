@@ -1,8 +1,9 @@
-"""Two policy networks playing the policy alone (moves sampled, as in RL training): the win rate
-of the first, half the games with each colour, on the self-play workers.
+"""Two policy networks playing the policy alone (moves sampled, as in RL training, or greedy after
+the first `--sampled-moves`): the win rate of the first, half the games with each colour, on the
+self-play workers.
 
     python benchmarks/policy_match.py runs/rl9/policy.onnx models/bundled/policy.onnx \
-        --size 9 --games 400 [--workers 2] [--temperature 1.0]
+        --size 9 --games 400 [--workers 2] [--temperature 1.0] [--sampled-moves 6]
 
 Games as in `engine-train rl` (training.selfplay: candidate moves only, two passes or the move cap,
 area scoring with komi 7.5). Prints the first network's wins, games, win rate and its 95% interval.
@@ -24,10 +25,14 @@ from goengine.training.workers import WorkerPool, make_jobs, worker_options
 @click.option("--size", default=9, show_default=True, type=int)
 @click.option("--games", default=400, show_default=True, type=int)
 @click.option("--temperature", default=1.0, show_default=True, type=float)
+@click.option("--sampled-moves", default=-1, show_default=True, type=int,
+              help="moves of a game sampled at --temperature, the rest greedy (the most "
+                   "probable move; -1: every move sampled, as in RL training)")
 @click.option("--games-per-job", default=25, show_default=True, type=int)
 @click.option("--seed", default=0, show_default=True, type=int)
 @worker_options
-def main(first, second, size, games, temperature, games_per_job, seed, workers, ray_address):
+def main(first, second, size, games, temperature, sampled_moves, games_per_job, seed, workers,
+         ray_address):
     pool = WorkerPool(workers, ray_address)
     try:
         pool.publish("a", Path(first).read_bytes())
@@ -35,7 +40,7 @@ def main(first, second, size, games, temperature, games_per_job, seed, workers, 
         h = games // 2
         jobs = make_jobs([("a", "b")] * h + [("b", "a")] * (games - h),
                          -(-games // games_per_job), np.random.SeedSequence(seed), size=size,
-                         temperature=temperature)
+                         temperature=temperature, sampled_moves=sampled_moves)
         results = [r for _, rs in pool.run(jobs) for r in rs]
     finally:
         pool.close()
@@ -43,9 +48,11 @@ def main(first, second, size, games, temperature, games_per_job, seed, workers, 
     p = wins / len(results)
     half = 1.96 * math.sqrt(p * (1 - p) / len(results))
     as_black = sum(r.z_for("a") > 0 for r in results if r.black == "a")
-    print(f"{Path(first).name} against {Path(second).name}, {size}x{size}, temperature "
-          f"{temperature}: {wins} / {len(results)} = {p:.3f} (95% +- {half:.3f}); as black "
-          f"{as_black} / {h}")
+    how = (f"temperature {temperature}" if sampled_moves < 0 else
+           f"{sampled_moves} moves at temperature {temperature}, then greedy")
+    distinct = len({r.moves.tobytes() for r in results})
+    print(f"{Path(first).name} against {Path(second).name}, {size}x{size}, {how}: {wins} / {len(results)} = {p:.3f} (95% +- {half:.3f}); as black "
+          f"{as_black} / {h}; {distinct} distinct games")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("ray")
 
+from goengine.engine.coords import pos_to_loc  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
@@ -22,8 +23,9 @@ from goengine.training.export import export_onnx  # noqa: E402
 from goengine.training.game_shards import GameShards, read_games, read_manifest  # noqa: E402
 from goengine.training.rl import (OpponentPool, learner_positions, load_initial,  # noqa: E402
                                   reinforce_step)
-from goengine.training.selfplay import (GameResult, GamesJob, SelfPlayWorker,  # noqa: E402
-                                        move_cap, replay)
+from goengine.training.selfplay import (KOMI, GameResult, GamesJob,  # noqa: E402
+                                        SelfPlayWorker, candidates, move_cap, pos_table,
+                                        replay, selfplay_rules)
 from goengine.training.workers import WorkerPool, make_jobs  # noqa: E402
 
 
@@ -100,6 +102,31 @@ def test_same_seed_same_games(tiny):
     other = worker_with(tiny[1], "a").play(GamesJob(pairs=[("a", "a")] * 3, size=5, seed=12))
     assert any(len(x.moves) != len(y.moves) or (x.moves != y.moves).any()
                for x, y in zip(one, other))
+
+
+def test_greedy_after_the_sampled_moves(tiny):
+    """--sampled-moves K: the first K moves of each game sampled, then the most probable
+    candidate: with K = 0 every seed plays the same game, each move the policy's argmax."""
+    w = worker_with(tiny[1], "a")
+    games = [w.play(GamesJob(pairs=[("a", "a")], size=5, seed=s, sampled_moves=0))[0]
+             for s in (1, 2)]
+    assert (games[0].moves == games[1].moves).all()
+    g = Game(5, selfplay_rules(KOMI))
+    buf = np.zeros(27, dtype=np.int64)
+    pos_of = pos_table(5)
+    for pos in games[0].moves[:6]:
+        if pos == 25:
+            break
+        cands = candidates(g, buf)
+        planes = extract(g, "alphago48")[None]
+        mask = np.zeros((1, 26), dtype=bool)
+        mask[0, pos_of[cands]] = True
+        priors = w.nets["a"].evaluate(planes, mask).priors[0]
+        assert pos == pos_of[cands[int(np.argmax(priors[pos_of[cands]]))]]
+        g.play(g.to_play, pos_to_loc(int(pos), 5))
+    sampled = [w.play(GamesJob(pairs=[("a", "a")], size=5, seed=s, sampled_moves=4))[0]
+               for s in range(1, 7)]
+    assert len({r.moves[:4].tobytes() for r in sampled}) > 1       # openings differ
 
 
 # ---- game shards -----------------------------------------------------------------------------

@@ -44,6 +44,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from goengine.models.metadata import PLANES
+from goengine.models.store import default_path
 from goengine.training import nets
 from goengine.training.curves import append_row, save_figure
 from goengine.training.export import export_onnx
@@ -369,7 +370,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory")
 @click.option("--init", "init", default=None, type=click.Path(dir_okay=False, exists=True),
               help="the SL policy to start from: a training checkpoint (.pt) or a policy ONNX "
-                   "[default: training/checkpoints/sl-gpu.pt, the bundled policy's checkpoint]")
+                   "[default: training/checkpoints/sl-gpu.pt, the bundled policy's checkpoint; "
+                   "installed without the clone, the bundled policy.onnx]")
 @click.option("--value", default=None, type=click.Path(dir_okay=False, exists=True),
               help="value network ONNX for the baseline b(s) [default: none, b = 0]")
 @click.option("--size", default=RLConfig.size, show_default=True, type=click.IntRange(5, 19))
@@ -402,9 +404,9 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
     """RL policy by REINFORCE self-play against a pool of earlier networks (docs/algorithms.md
     §4.5)."""
     if init is None:
-        if not DEFAULT_INIT.exists():
-            raise click.UsageError("--init: no bundled SL checkpoint here; give one")
-        init = DEFAULT_INIT
+        # the checkpoint is in a clone, not in an installed package: there the bundled policy's
+        # ONNX file gives the same weights (load_initial)
+        init = DEFAULT_INIT if DEFAULT_INIT.exists() else default_path("policy")
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, temperature=temperature, move_cap=move_cap, eval_every=eval_every,
                    eval_games=eval_games, games_per_job=games_per_job, seed=seed, threads=threads,

@@ -60,8 +60,9 @@ def candidates(game: Game, buf: np.ndarray) -> np.ndarray:
 
 
 def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np.ndarray,
-                 buf: np.ndarray, temperature: float = 1.0):
-    """One move sampled from `policy` for each of `games`, in one network batch.
+                 buf: np.ndarray, temperature=1.0):
+    """One move sampled from `policy` for each of `games`, in one network batch; `temperature`
+    (one for all, or one per game): 0 takes the most probable candidate.
 
     Returns (locs [B] (PASS where a game has no candidate), planes uint8[B, 48, N, N],
     mask bool[B, N*N+1]); the games are not changed.
@@ -79,12 +80,16 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
             mask[i, n * n] = True
     priors = policy.evaluate(planes.astype(np.float32), mask).priors
     locs = np.full(len(games), PASS, dtype=np.int64)
+    temps = np.broadcast_to(np.asarray(temperature, dtype=np.float64), len(games))
     for i, c in enumerate(cands):
         if len(c) == 0:
             continue
         p = priors[i, pos_of[c]].astype(np.float64)
-        if temperature != 1.0:
-            p = p ** (1.0 / temperature)
+        if temps[i] == 0:
+            locs[i] = c[int(np.argmax(p))]
+            continue
+        if temps[i] != 1.0:
+            p = p ** (1.0 / temps[i])
         s = p.sum()
         j = int(rng.choice(len(c), p=p / s)) if s > 0 else int(rng.integers(len(c)))
         locs[i] = c[j]
@@ -99,6 +104,8 @@ class GamesJob:
     seed: int = 0
     move_cap: int = 0                # 0 = 2 N^2 moves
     temperature: float = 1.0         # policy sampling temperature
+    sampled_moves: int = -1          # moves of a game sampled at `temperature`; the later ones
+                                     # take the most probable candidate (-1: all sampled)
     learner: str | None = None       # record REINFORCE positions for this network's moves
     value: str | None = None         # the value network giving the learner's baseline
 
@@ -196,8 +203,10 @@ def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
             name = job.pairs[i][0 if games[i].to_play == BLACK else 1]
             by_net.setdefault(name, []).append(i)
         for name, idx in by_net.items():
+            temps = [job.temperature if job.sampled_moves < 0
+                     or games[i].move_number < job.sampled_moves else 0.0 for i in idx]
             locs, planes, mask = policy_moves(nets[name], [games[i] for i in idx], rng,
-                                              pos_of, buf, job.temperature)
+                                              pos_of, buf, temps)
             if name == job.learner:
                 _record(nets, job, [games[i] for i in idx], locs, planes, mask, pos_of,
                         [rec[i] for i in idx])
