@@ -60,6 +60,13 @@ def test_nothing_imports_training():
     assert not bad
 
 
+def test_only_training_imports_match():
+    """engine-match's runner is a tool; the Zero loop's reference matches are its one user."""
+    bad = [str(f.relative_to(ROOT)) for package in ("engine", "models", "gtp", "sgf_tools")
+           for f in (ROOT / package).rglob("*.py") if "match" in set(_imports(f))]
+    assert not bad
+
+
 # ---- between the modules of one package -------------------------------------------------------
 
 def _module_name(path: pathlib.Path) -> str:
