@@ -18,7 +18,6 @@ passes); there is no human result, so the engine's count is set against GNU Go's
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 import time
@@ -38,7 +37,6 @@ from goengine.gtp.client import GtpClient  # noqa: E402
 from goengine.sgf_tools import GameRecord, iter_games, write_sgf  # noqa: E402
 
 ARCHIVE = "tygem9d/tygem9d-2015-06.tar.bz2"
-COUNTED = re.compile(r"^([BW])\+(\d+(?:\.\d+)?)$")   # B+24.5; not B+R, W+T, 0
 
 
 def counted_games(path: str, games: int, min_margin: float) -> list[GameRecord]:
@@ -46,8 +44,8 @@ def counted_games(path: str, games: int, min_margin: float) -> list[GameRecord]:
     at least `min_margin` points."""
     out = []
     for rec in iter_games(path):
-        m = COUNTED.match((rec.result or "").strip())
-        if rec.size == 19 and not rec.handicap and m and float(m.group(2)) >= min_margin:
+        margin = rec.margin            # B+24.5; None for B+R, W+T, 0
+        if rec.size == 19 and not rec.handicap and margin is not None and margin >= min_margin:
             out.append(rec)
             if len(out) == games:
                 break

@@ -5,7 +5,8 @@ Coordinates are ``(row, col)`` with row 0 the TOP row (SGF ``aa`` = ``(0, 0)``);
 ``None``; colours are ``'b'`` / ``'w'``.
 """
 
-from .record import GameRecord, Move, Point, is_draw_result, parse_rank, parse_winner
+from .record import (GameRecord, Move, Point, is_draw_result, parse_margin, parse_rank,
+                     parse_winner)
 from .reader import (MAX_SIZE, REASONS, SgfError, parse_komi, read_sgf, read_sgf_collection,
                      read_sgf_file)
 from .archives import ReadStats, is_archive, iter_games, iter_sgf_bytes
@@ -14,7 +15,7 @@ from .filters import (Deduplicator, Filter, FilterConfig, FilterStats, KGS_MIN_R
 from .writer import format_komi, sgf_rules, write_sgf
 
 __all__ = [
-    "GameRecord", "Move", "Point", "parse_rank", "parse_winner", "is_draw_result",
+    "GameRecord", "Move", "Point", "parse_rank", "parse_winner", "parse_margin", "is_draw_result",
     "SgfError", "REASONS", "MAX_SIZE", "read_sgf", "read_sgf_file", "read_sgf_collection",
     "parse_komi",
     "ReadStats", "iter_games", "iter_sgf_bytes", "is_archive",

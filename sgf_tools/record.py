@@ -15,7 +15,8 @@ from typing import Optional, Tuple
 Point = Tuple[int, int]
 Move = Tuple[str, Optional[Point]]  # ('b' | 'w', (row, col) or None for a pass)
 
-__all__ = ["GameRecord", "Point", "Move", "parse_rank", "parse_winner", "is_draw_result"]
+__all__ = ["GameRecord", "Point", "Move", "parse_rank", "parse_winner", "parse_margin",
+           "is_draw_result"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -86,6 +87,17 @@ def parse_winner(result: str | None) -> str | None:
     return None
 
 
+_COUNTED = re.compile(r"^[BW]\+(\d+(?:\.\d+)?)$", re.IGNORECASE)
+
+
+def parse_margin(result: str | None) -> float | None:
+    """The winner's margin in points of a counted result ('B+3.5' -> 3.5), None for a game
+    ended otherwise (resignation 'B+R', time 'W+T', forfeit, a result without a number) or a
+    result that names no winner."""
+    m = _COUNTED.match((result or "").strip())
+    return float(m.group(1)) if m else None
+
+
 def is_draw_result(result: str | None) -> bool:
     """True for RE[0], RE[Draw], RE[Jigo] (and their case variants)."""
     if not result:
@@ -130,6 +142,11 @@ class GameRecord:
     def winner(self) -> str | None:
         """'b', 'w' or None (draw, no result, unknown result)."""
         return parse_winner(self.result)
+
+    @property
+    def margin(self) -> float | None:
+        """The winner's margin in points when the game was counted, else None (`parse_margin`)."""
+        return parse_margin(self.result)
 
     @property
     def is_draw(self) -> bool:

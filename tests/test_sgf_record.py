@@ -12,7 +12,8 @@ import random
 import pytest
 
 from goengine.sgf_tools.archives import iter_games
-from goengine.sgf_tools.record import GameRecord, is_draw_result, parse_rank, parse_winner
+from goengine.sgf_tools.record import (GameRecord, is_draw_result, parse_margin, parse_rank,
+                                        parse_winner)
 from sample_games import TYGEM, present
 
 PKG = pathlib.Path(__file__).resolve().parent.parent / "sgf_tools"
@@ -147,3 +148,12 @@ def test_public_api_reexported():
     for name in ("GameRecord", "parse_rank", "read_sgf", "SgfError", "iter_games", "ReadStats",
                  "FilterConfig", "apply_filters", "write_sgf"):
         assert name in pkg.__all__
+
+
+@pytest.mark.parametrize("result, margin", [("B+3.5", 3.5), ("W+0.5", 0.5), ("b+12", 12.0),
+                                            (" W+13.50 ", 13.5), ("B+R", None), ("W+T", None),
+                                            ("W+Resign", None), ("B+F", None), ("0", None),
+                                            ("", None), (None, None), ("B+", None)])
+def test_parse_margin_only_for_counted_games(result, margin):
+    assert parse_margin(result) == margin
+    assert GameRecord(result=result).margin == margin

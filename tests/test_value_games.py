@@ -101,11 +101,12 @@ def test_shards_carry_ownership_and_score_under_the_same_symmetry(policies, tmp_
     data = PackedPositions(tmp_path, "train", 7, 49)
     assert data.has_aux
     idx = np.arange(len(data))
-    planes, _, z, own, score = data.batch(idx, symmetry=0, aux=True)
+    planes, _, z, own, score, mask = data.batch(idx, symmetry=0, aux=True)
+    assert (mask == 1).all()                                       # every position has targets
     komi_stm = np.where(planes[:, 48, 0, 0] == 1, 1.0, -1.0) * cfg.komi   # plane 48: black to move
     assert np.array_equal(own.sum(1) - komi_stm, score) and np.array_equal(np.sign(score), z)
     for k in (1, 5):
-        p_k, _, _, own_k, _ = data.batch(idx, symmetry=k, aux=True)
+        p_k, _, _, own_k, _, _ = data.batch(idx, symmetry=k, aux=True)
         assert np.array_equal(p_k, apply_symmetry(planes, k))
         assert np.array_equal(own_k.reshape(-1, 7, 7), apply_symmetry(own.reshape(-1, 7, 7), k))
 

@@ -144,8 +144,8 @@ def test_value_training_with_heads_on_value_data(tmp_path):
 
 
 def test_shards_without_targets_refuse_the_heads(tmp_path):
-    """Human-game shards (no own / score arrays) cannot train the heads: a clear error, not a
-    batch of zeros that would teach every point to be neutral."""
+    """Shards without own / score arrays (policy data, older human-game shards) cannot train the
+    heads: a clear error, not a batch of zeros that would teach every point to be neutral."""
     from goengine.training.dataset import PackedPositions, _ShardWriter
     for split in ("train", "heldout"):
         w = _ShardWriter(tmp_path, f"{split}-5", 8, (49 * 25 + 7) // 8)

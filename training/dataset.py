@@ -13,9 +13,17 @@ Shard layout (`<dir>/<split>-NNNNN.npz`, written atomically):
 | z       | int8  | [n]                        | +1 if the side to move won, -1 lost, 0 ?  |
 | size    | int8  | [n]                        | board size N                              |
 
-Value positions from self-play (training.value_games) add the auxiliary heads' targets:
-| own     | int8    | [n, N * N]               | final area owner per point: +1 side to move, -1 other, 0 |
-| score   | float32 | [n]                      | final area score for the side to move, komi included     |
+Value positions add the auxiliary heads' targets:
+| own      | int8    | [n, N * N]              | final area owner per point: +1 side to move, -1 other, 0 |
+| score    | float32 | [n]                     | final score for the side to move, komi included          |
+| aux_mask | int8    | [n]                     | 1: own and score are targets; 0: none (zeros stored)     |
+Self-play value data (training.value_games) has them for every position. Human games
+(`build_shards(..., aux_targets=True)`, `engine-train value --sgf`) have them only when the game
+was counted (a result like B+3.5): `counted_targets` replays the game, takes the dead stones off
+the final position with the engine's judgement (engine.deadstones, docs/algorithms.md §5.3) and
+takes the rules core's area ownership; the score is the recorded margin. A resigned or timed-out
+game, or a counted one whose judged area count names the other winner, has aux_mask 0. Older
+shards with `own` and no `aux_mask` read as mask 1.
 """
 from __future__ import annotations
 
@@ -27,7 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
+from goengine.engine.colors import BLACK, WHITE
 from goengine.engine.coords import PASS, loc_to_pos
+from goengine.engine.deadstones import PLAYOUTS, judge
 from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.replay import ReplayError, positions
 from goengine.engine.rules import Rules
@@ -45,11 +55,14 @@ class BuildStats:
     replay_errors: dict = field(default_factory=dict)
     games: dict = field(default_factory=lambda: {"train": 0, "heldout": 0})
     positions: dict = field(default_factory=lambda: {"train": 0, "heldout": 0})
+    # the heads' targets (aux_targets): games counted and judged alike ("targets"), counted but
+    # judged for the other winner ("disagreed"), not counted: resigned, timed out, no margin
+    targets: dict = field(default_factory=lambda: {"targets": 0, "disagreed": 0, "not_counted": 0})
 
     def as_dict(self) -> dict:
         return {"read": self.read.as_dict() if hasattr(self.read, "as_dict") else str(self.read),
                 "filtered": self.filtered.as_dict(), "replay_errors": self.replay_errors,
-                "games": self.games, "positions": self.positions}
+                "games": self.games, "positions": self.positions, "targets": self.targets}
 
     def summary(self) -> str:
         skipped = sum(self.replay_errors.values())
@@ -57,7 +70,10 @@ class BuildStats:
                 f"({dict(self.filtered.rejected)}), unreadable "
                 f"{getattr(self.read, 'skipped', '?')}, illegal {skipped} {self.replay_errors}; "
                 f"train {self.games['train']} games / {self.positions['train']} positions, "
-                f"held-out {self.games['heldout']} games / {self.positions['heldout']} positions")
+                f"held-out {self.games['heldout']} games / {self.positions['heldout']} positions"
+                + ("; ownership / score targets: {targets} games, {disagreed} counted games judged "
+                   "for the other winner, {not_counted} not counted".format(**self.targets)
+                   if sum(self.targets.values()) else ""))
 
 
 def outcome(record, color: int) -> int:
@@ -66,6 +82,25 @@ def outcome(record, color: int) -> int:
         return 0
     won = (record.winner == "b") == (color == 1)
     return 1 if won else -1
+
+
+def counted_targets(record, final, playouts: int = PLAYOUTS) -> tuple[str, np.ndarray | None, float]:
+    """The heads' targets of a human game from Black's view: (status, own int8[N*N] +1 black /
+    -1 white / 0 neutral, score = Black's recorded margin, komi included). `final` is the game
+    replayed to its last move. status "targets": counted, and the area count of `final` with the
+    engine's dead stones off names the recorded winner; "disagreed": it names the other one (or
+    a draw); "not_counted": resigned, lost on time, or no margin (own None)."""
+    margin = record.margin
+    if margin is None or record.winner is None or final is None:
+        return "not_counted", None, 0.0
+    dead = judge(final, playouts=playouts).dead
+    owner = final.ownership(dead).reshape(-1)
+    black_won = record.winner == "b"
+    judged = final.area_score(dead)
+    if judged == 0 or (judged > 0) != black_won:
+        return "disagreed", None, 0.0
+    own = (owner == BLACK).astype(np.int8) - (owner == WHITE).astype(np.int8)
+    return "targets", own, margin if black_won else -margin
 
 
 class _ShardWriter:
@@ -79,17 +114,20 @@ class _ShardWriter:
         self.size = np.zeros(shard_size, dtype=np.int8)
         self.own = np.zeros((shard_size, points), dtype=np.int8) if points else None
         self.score = np.zeros(shard_size, dtype=np.float32)
+        self.aux_mask = np.zeros(shard_size, dtype=np.int8)
         self.n = 0
         self.index = len(list(out_dir.glob(f"{split}-*.npz")))
 
     def add(self, packed, move, z, size, own=None, score: float = 0.0):
+        """own None (with `points`): a position without the heads' targets (aux_mask 0)."""
         self.x[self.n] = packed
         self.move[self.n] = move
         self.z[self.n] = z
         self.size[self.n] = size
         if self.own is not None:
-            self.own[self.n] = own
-            self.score[self.n] = score
+            self.own[self.n] = 0 if own is None else own
+            self.score[self.n] = 0.0 if own is None else score
+            self.aux_mask[self.n] = own is not None
         self.n += 1
         if self.n == self.shard_size:
             self.flush()
@@ -99,7 +137,8 @@ class _ShardWriter:
             return
         path = self.out_dir / f"{self.split}-{self.index:05d}.npz"
         tmp = path.with_suffix(".tmp.npz")
-        aux = {} if self.own is None else {"own": self.own[:self.n], "score": self.score[:self.n]}
+        aux = {} if self.own is None else {"own": self.own[:self.n], "score": self.score[:self.n],
+                                           "aux_mask": self.aux_mask[:self.n]}
         np.savez(tmp, x=self.x[:self.n], move=self.move[:self.n], z=self.z[:self.n],
                  size=self.size[:self.n], **aux)
         os.replace(tmp, path)
@@ -110,11 +149,14 @@ class _ShardWriter:
 def build_shards(sources, out_dir, feature_set: str = "alphago48", filters: FilterConfig | None = None,
                  heldout_fraction: float = 0.02, positions_per_game: int | None = None,
                  max_games: int | None = None, shard_size: int = 20000, seed: int = 0,
-                 progress=None) -> BuildStats:
+                 progress=None, aux_targets: bool = False,
+                 judge_playouts: int = PLAYOUTS) -> BuildStats:
     """Replay every kept game of `sources` and write bit-packed shards to `out_dir`.
 
     positions_per_game: None keeps every move; k samples k positions per game (the value net's
     guard against overfitting neighbouring positions of one game, docs/algorithms.md §4.3).
+    aux_targets: also write `own`, `score` and `aux_mask` (`counted_targets`, judged with
+    `judge_playouts` playouts: about 0.2 s per 19x19 game).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -137,24 +179,32 @@ def build_shards(sources, out_dir, feature_set: str = "alphago48", filters: Filt
             packed_len = (fs.num_planes * n * n + 7) // 8
             key = (split, n)
             if key not in writers:
-                writers[key] = _ShardWriter(out, f"{split}-{n}", shard_size, packed_len)
+                writers[key] = _ShardWriter(out, f"{split}-{n}", shard_size, packed_len,
+                                            points=n * n if aux_targets else 0)
             wanted = None
             if positions_per_game is not None:
                 idx = [i for i, (_c, p) in enumerate(record.moves) if p is not None]
                 wanted = set(rng.sample(idx, min(positions_per_game, len(idx))))
             rows = []
+            final = None           # the same Game, advanced to the last move when the loop ends
             try:
                 for i, (game, color, lc) in enumerate(positions(record, REPLAY_RULES)):
+                    final = game
                     if lc == PASS or (wanted is not None and i not in wanted):
                         continue
                     extract_into(game, feature_set, planes)
                     rows.append((np.packbits(planes.reshape(-1)), loc_to_pos(lc, n),
-                                 outcome(record, color)))
+                                 outcome(record, color), 1 if color == BLACK else -1))
             except ReplayError as e:
                 stats.replay_errors[e.reason] = stats.replay_errors.get(e.reason, 0) + 1
                 continue
-            for packed, pos, z in rows:
-                writers[key].add(packed, pos, z, n)
+            own, score = None, 0.0
+            if aux_targets:
+                status, own, score = counted_targets(record, final, judge_playouts)
+                stats.targets[status] += 1
+            for packed, pos, z, sign in rows:
+                writers[key].add(packed, pos, z, n, None if own is None else sign * own,
+                                 sign * score)
             stats.games[split] += 1
             stats.positions[split] += len(rows)
             done_games += 1
@@ -165,7 +215,8 @@ def build_shards(sources, out_dir, feature_set: str = "alphago48", filters: Filt
     meta = {"feature_set": feature_set, "feature_version": fs.version, "planes": fs.num_planes,
             "heldout_fraction": heldout_fraction, "positions_per_game": positions_per_game,
             "sources": [str(s) for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)],
-            "filters": asdict(filters), "stats": stats.as_dict()}
+            "filters": asdict(filters), "stats": stats.as_dict(),
+            **({"targets": ["z", "own", "score"]} if aux_targets else {})}
     (out / "dataset.json").write_text(json.dumps(meta, indent=2, default=str))
     return stats
 
@@ -179,7 +230,7 @@ class PackedPositions:
         files = sorted(Path(data_dir).glob(f"{split}-{size}-*.npz"))
         if not files:
             raise FileNotFoundError(f"no {split} shards for size {size} in {data_dir}")
-        xs, moves, zs, owns, scores = [], [], [], [], []
+        xs, moves, zs, owns, scores, masks = [], [], [], [], [], []
         total = 0
         for f in files:
             with np.load(f) as d:
@@ -189,6 +240,9 @@ class PackedPositions:
                 if "own" in d.files:
                     owns.append(d["own"])
                     scores.append(d["score"])
+                    # shards from before aux_mask: every position has the targets
+                    masks.append(d["aux_mask"] if "aux_mask" in d.files
+                                 else np.ones(len(d["z"]), dtype=np.int8))
             total += len(moves[-1])
             if limit is not None and total >= limit:
                 break
@@ -198,6 +252,7 @@ class PackedPositions:
         self.has_aux = len(owns) == len(xs)
         self.own = np.concatenate(owns)[:limit] if self.has_aux else None
         self.score = np.concatenate(scores)[:limit].astype(np.float32) if self.has_aux else None
+        self.aux_mask = np.concatenate(masks)[:limit].astype(np.float32) if self.has_aux else None
         self.size = size
         self.planes = planes
         # symmetry tables: Pos -> Pos under each symmetry
@@ -211,7 +266,8 @@ class PackedPositions:
     def batch(self, idx: np.ndarray, rng: np.random.Generator | None = None,
               symmetry: int | None = None, aux: bool = False):
         """(planes float32[B, C, N, N], move int64[B], z float32[B]) for rows `idx`; with `aux`
-        also own float32[B, N*N] (under the same symmetry) and score float32[B]."""
+        also own float32[B, N*N] (under the same symmetry), score float32[B] and aux_mask
+        float32[B] (1 where own and score are targets)."""
         if aux and not self.has_aux:
             raise ValueError("these shards have no ownership / score targets (value positions "
                              "from engine-train value-data have them)")
@@ -234,7 +290,7 @@ class PackedPositions:
                 own[sel] = apply_symmetry(own[sel], int(k))
         if aux:
             return planes, move, self.z[idx].copy(), own.reshape(len(idx), n * n), \
-                self.score[idx].copy()
+                self.score[idx].copy(), self.aux_mask[idx].copy()
         return planes, move, self.z[idx].copy()
 
 

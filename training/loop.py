@@ -107,7 +107,8 @@ def learning_rate(cfg: TrainConfig, step: int) -> float:
     return cfg.lr
 
 
-def _loss(net, kind, planes, move, z, own=None, score=None, cfg: TrainConfig | None = None):
+def _loss(net, kind, planes, move, z, own=None, score=None, mask=None,
+          cfg: TrainConfig | None = None):
     out = net(planes)
     if kind == "zero":
         logits, value = out
@@ -120,7 +121,7 @@ def _loss(net, kind, planes, move, z, own=None, score=None, cfg: TrainConfig | N
         return loss, top1, out
     if isinstance(out, tuple):
         outputs = dict(zip(net.output_names, out))
-        terms = aux_loss(outputs, own, score, planes.shape[-1])
+        terms = aux_loss(outputs, own, score, planes.shape[-1], mask)
         loss = F.mse_loss(outputs["value"], z) + cfg.ownership_weight * terms.get("ownership", 0.0) \
             + cfg.score_weight * terms.get("score", 0.0)
         return loss, torch.zeros(()), outputs["value"]
@@ -168,8 +169,9 @@ def _to_device(batch, device: torch.device):
 def train_step(net, opt, kind, batch, device: torch.device = torch.device("cpu"),
                cfg: TrainConfig | None = None, precision: str = "fp32",
                channels_last: bool = True) -> tuple[float, float]:
-    """One optimizer step on `batch`: (planes, move, z), or (planes, move, z, own, score) for a
-    value net with auxiliary heads (weighted by `cfg`); `precision` is a resolved one ("fp32" /
+    """One optimizer step on `batch`: (planes, move, z), or (planes, move, z, own, score[, mask])
+    for a value net with auxiliary heads (weighted by `cfg`; mask [B] 1 where the position has
+    their targets: the heads learn from those only); `precision` is a resolved one ("fp32" /
     "bf16", training.precision.resolve). Returns (loss, top-1)."""
     planes, move, z, *aux = _to_device(batch, device)
     if channels_last:
@@ -189,11 +191,12 @@ def train_step(net, opt, kind, batch, device: torch.device = torch.device("cpu")
 def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int = 256) -> dict:
     """Held-out loss, top-1 and top-5 (policy) or MSE (value), on a fixed prefix, identity symmetry;
     for a value net with auxiliary heads also the ownership MSE per point (`own_mse`) and the
-    score's mean absolute error in points (`score_mae`)."""
+    score's mean absolute error in points (`score_mae`), over the positions with those targets
+    (`aux_positions` of them)."""
     net.eval()
     device = next(net.parameters()).device
     n = min(positions, len(data))
-    loss_sum = top1 = top5 = mse_sum = own_sum = score_sum = 0.0
+    loss_sum = top1 = top5 = mse_sum = own_sum = score_sum = aux_n = 0.0
     heads = kind == "value" and len(getattr(net, "output_names", ())) > 1
     for start in range(0, n, batch_size):
         idx = np.arange(start, min(start + batch_size, n))
@@ -203,11 +206,12 @@ def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int =
         if heads:
             outputs = dict(zip(net.output_names, out))
             out = outputs["value"]
+            own, score, mask = aux
+            aux_n += float(mask.sum())
             if "ownership" in outputs:
-                own_sum += float(F.mse_loss(outputs["ownership"], aux[0], reduction="sum")) \
-                    / aux[0].shape[1]
+                own_sum += float((((outputs["ownership"] - own) ** 2).mean(dim=1) * mask).sum())
             if "score" in outputs:
-                score_sum += float((outputs["score"] - aux[1]).abs().sum())
+                score_sum += float(((outputs["score"] - score).abs() * mask).sum())
         if kind == "zero":
             out, value = out
             mse_sum += float(F.mse_loss(value, z, reduction="sum"))
@@ -223,11 +227,11 @@ def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int =
     if kind == "zero":
         return {"loss": loss_sum / n, "top1": top1 / n, "top5": top5 / n, "mse": mse_sum / n,
                 "positions": n}
-    extra = {}
+    extra = {"aux_positions": int(aux_n)} if heads else {}
     if heads and "ownership" in net.output_names:
-        extra["own_mse"] = own_sum / n
+        extra["own_mse"] = own_sum / max(aux_n, 1.0)
     if heads and "score" in net.output_names:
-        extra["score_mae"] = score_sum / n
+        extra["score_mae"] = score_sum / max(aux_n, 1.0)
     return {"mse": loss_sum / n, "positions": n, **extra}
 
 
@@ -327,7 +331,8 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
         raise FileNotFoundError(f"no held-out shards of sizes {sizes} in {data_dir}")
     if cfg.heads and not (train_data.has_aux and all(h.has_aux for h in held.values())):
         raise ValueError(f"{data_dir} has no ownership / score targets for the heads "
-                         f"{list(cfg.heads)}: make the data with engine-train value-data")
+                         f"{list(cfg.heads)}: make the data with engine-train value-data, or "
+                         f"build it again from SGF with engine-train value --sgf")
     log(f"board sizes {sizes}: training positions {len(train_data)}, held-out positions "
         f"{sum(len(h) for h in held.values())}")
     if resume and ckpt_path.exists():

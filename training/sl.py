@@ -2,7 +2,7 @@
 
     engine-train sl --sgf kgs/ --out runs/sl                  # KGS archives, both players >= 6d
     engine-train sl --sgf tygem/ --out runs/sl --steps 200000 --resume
-    engine-train value --sgf tygem/ --out runs/value --positions-per-game 2
+    engine-train value --sgf tygem/ --out runs/value --positions-per-game 2   # + the heads' targets
 
 Reads directories and archives through sgf_tools, replays with engine.replay and computes planes
 with engine.features (the same code the engine plays with), stores them bit-packed
@@ -18,6 +18,7 @@ import click
 from tqdm import tqdm
 
 from goengine.engine.features import FEATURE_SETS
+from goengine.engine.deadstones import PLAYOUTS
 from goengine.sgf_tools import FilterConfig
 from goengine.training.dataset import build_shards
 from goengine.training.loop import AUX_HEADS, TrainConfig, train
@@ -94,8 +95,10 @@ def discard_dataset(data_dir: Path) -> None:
 
 
 def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction, positions_per_game,
-                    max_games, seed) -> dict:
-    """Build the bit-packed shards once; reuse them when the same sources were already built."""
+                    max_games, seed, aux_targets: bool = False, judge_playouts: int = PLAYOUTS) -> dict:
+    """Build the bit-packed shards once; reuse them when the same sources were already built.
+    aux_targets: with the ownership and score targets of the counted games (the dead stones of
+    each final position judged with `judge_playouts` playouts: about 0.2 s a 19x19 game)."""
     meta_path = data_dir / "dataset.json"
     if meta_path.exists():
         meta = json.loads(meta_path.read_text())
@@ -115,11 +118,14 @@ def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction,
 
     def progress(done, stats):
         bar.update(1)
-        if done % 200 == 0:
-            bar.set_postfix(train=stats.positions["train"], heldout=stats.positions["heldout"])
+        if done % 200 == 0 or (aux_targets and done % 20 == 0):
+            bar.set_postfix(train=stats.positions["train"], heldout=stats.positions["heldout"],
+                            **({"targets": stats.targets["targets"],
+                                "disagreed": stats.targets["disagreed"]} if aux_targets else {}))
 
     stats = build_shards(list(sgf), data_dir, feature_set, filters, heldout_fraction,
-                         positions_per_game, max_games, seed=seed, progress=progress)
+                         positions_per_game, max_games, seed=seed, progress=progress,
+                         aux_targets=aux_targets, judge_playouts=judge_playouts)
     bar.close()
     click.echo(stats.summary(), err=True)
     try:
@@ -151,7 +157,8 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction, positions_per_game,
          max_games, train_limit, filters, init_from=None, device="cpu", loader_workers=0,
          heads=(), ownership_weight=TrainConfig.ownership_weight,
-         score_weight=TrainConfig.score_weight, precision="auto", channels_last=True):
+         score_weight=TrainConfig.score_weight, precision="auto", channels_last=True,
+         judge_playouts=PLAYOUTS):
     if not sgf and not (data_dir and (Path(data_dir) / "dataset.json").exists()):
         raise click.UsageError("give at least one --sgf file, directory or archive, or a --data-dir "
                                "that holds a built dataset (engine-train value-data)")
@@ -162,10 +169,13 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     data_dir = Path(data_dir) if data_dir else out / "data"
+    # the value net's shards carry the heads' targets of the counted human games
     data_meta = prepare_dataset(sgf, data_dir, feature_set, filters, heldout_fraction,
-                                positions_per_game, max_games, seed)
+                                positions_per_game, max_games, seed, aux_targets=kind == "value",
+                                judge_playouts=judge_playouts)
     if heads == AUTO_HEADS:
-        # both heads lowered the held-out value MSE on 9x9 self-play (docs/algorithms.md §4.3)
+        # both heads lowered the held-out value MSE on 9x9 self-play (docs/algorithms.md §4.3);
+        # on human games they learn from the counted games (aux_mask)
         heads = AUX_HEADS if {"own", "score"} <= set(data_meta.get("targets", ())) else ()
     cfg = TrainConfig(kind=kind, preset=preset, steps=steps, batch_size=batch_size,
                       optimizer=optimizer, lr=lr, lr_halve_every=lr_halve_every,
@@ -266,22 +276,26 @@ def parse_heads(ctx, param, value: str):
 @click.command("value")
 @common_options(default_ppg=2, default_batch=32, default_steps=50_000)
 @click.option("--heads", default=AUTO_HEADS, show_default=True, callback=parse_heads,
-              help="auxiliary heads: ownership, score, ownership,score or none (ownership and score "
-                   "need the targets of engine-train value-data); auto: both where the dataset "
-                   "has their targets, none on human games")
+              help="auxiliary heads: ownership, score, ownership,score or none (their targets: "
+                   "engine-train value-data, or the counted games of --sgf); auto: both where the "
+                   "dataset has their targets")
 @click.option("--ownership-weight", default=TrainConfig.ownership_weight, show_default=True,
               type=click.FloatRange(0), help="weight of the ownership MSE (mean over the points)")
 @click.option("--score-weight", default=TrainConfig.score_weight, show_default=True,
               type=click.FloatRange(0), help="weight of the MSE of score / N^2")
+@click.option("--judge-playouts", default=PLAYOUTS, show_default=True, type=click.IntRange(1),
+              help="playouts of the dead-stone judgement of each counted game's final position "
+                   "(--sgf: the heads' targets)")
 def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                   positions_per_game, max_games, train_limit, init_from, device, loader_workers,
                   min_rank, sizes, max_handicap, min_moves, komi_range, heads, ownership_weight,
-                  score_weight, precision, channels_last):
+                  score_weight, precision, channels_last, judge_playouts):
     """Train a value network on game outcomes, few positions a game (docs/algorithms.md §4.3),
-    with the auxiliary ownership and score heads on self-play data."""
+    with the auxiliary ownership and score heads on self-play data and counted human games."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
     _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
-         loader_workers, heads, ownership_weight, score_weight, precision, channels_last)
+         loader_workers, heads, ownership_weight, score_weight, precision, channels_last,
+         judge_playouts)
