@@ -62,8 +62,8 @@ def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> t
     return clock, True if time_forfeit is None else time_forfeit
 
 
-def _prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
-                     csv_path: str | None) -> tuple[str, str]:
+def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
+                    csv_path: str | None) -> tuple[str, str]:
     """Make the SGF dir (emptied of an earlier match's games with --overwrite); the results files,
     by default in it."""
     old = sorted(d.glob("game-*.sgf")) if d.is_dir() else []
@@ -157,7 +157,7 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
         referee_argv = _split_command(referee, "'--referee'")
 
     if sgf_dir:
-        jsonl_path, csv_path = _prepare_sgf_dir(Path(sgf_dir), overwrite, jsonl_path, csv_path)
+        jsonl_path, csv_path = prepare_sgf_dir(Path(sgf_dir), overwrite, jsonl_path, csv_path)
 
     try:
         cfg = MatchConfig(

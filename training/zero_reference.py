@@ -20,6 +20,7 @@ from pathlib import Path
 
 import click
 
+from goengine.match.cli import prepare_sgf_dir
 from goengine.match.runner import EngineSpec, Match, MatchConfig
 from goengine.training.curves import save_figure
 from goengine.training.zero_registry import GenerationTable
@@ -35,7 +36,6 @@ class ReferenceConfig:
     games: int = 20                 # the issue's and the README's 20 games
     time_per_move: float = 1.0      # our engine's seconds per move (engine-gtp --time-per-move)
     opponent: str = GNUGO
-    komi: float | None = None       # None: the run's komi
     threads: int = 1                # search threads of our engine
 
 
@@ -50,18 +50,13 @@ def play_reference(net: Path, generation: int, size: int, komi: float, cfg: Refe
                    out_dir: Path, log=print) -> dict:
     """`cfg.games` games of `net` against the reference, colours alternating; the row for
     reference.csv. The games' SGF files and results go to `out_dir`."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for old in out_dir.glob("game-*.sgf"):
-        old.unlink()
-    for name in ("results.jsonl", "results.csv"):
-        (out_dir / name).unlink(missing_ok=True)
+    jsonl, csv = prepare_sgf_dir(out_dir, True, None, None)    # a killed match's games go
     t0 = time.monotonic()
     mcfg = MatchConfig(
         engine_a=EngineSpec(engine_argv(net, cfg, generation), f"gen-{generation:04d}"),
         engine_b=EngineSpec(shlex.split(cfg.opponent)), games=cfg.games, size=size,
-        komi=cfg.komi if cfg.komi is not None else komi,
-        move_timeout=max(30.0, 10 * cfg.time_per_move), sgf_dir=str(out_dir),
-        results_jsonl=str(out_dir / "results.jsonl"), results_csv=str(out_dir / "results.csv"),
+        komi=komi, move_timeout=max(30.0, 10 * cfg.time_per_move), sgf_dir=str(out_dir),
+        results_jsonl=jsonl, results_csv=csv,
         stderr_dir=str(out_dir), seed=generation)
 
     def progress(res, match):
@@ -109,8 +104,6 @@ def plot_reference(rows: list[dict], png_path: Path, title: str) -> None:
     ax.grid(alpha=0.3)
     save_figure(fig, png_path)
     plt.close(fig)
-
-
 
 
 def evaluate(run_dir: Path, generations, size: int, komi: float, cfg: ReferenceConfig,
