@@ -11,7 +11,7 @@ in this process and by `training.workers.WorkerPool` on a local Ray with each wo
 setting is warmed up first (Ray start, the actors, onnxruntime sessions, numba's cache), so the
 figures are steady-state games/s. Printed: games/s and moves/s per setting (with `--zero`, also
 the network evaluations/s of each worker against raw onnxruntime's at the search's batch of 8,
-measured in the same run: `bench_search_nn.raw_rate`), the speed-up of N
+measured in the same run, before and after the games: `bench_search_nn.raw_rate`), the speed-up of N
 workers over 1, and the per-game cost of Ray: 1 Ray worker's time per game against this process's
 in wall time, and in the CPU time the games took inside the workers (on a shared machine other
 jobs, and Ray's own processes, take cores: wall time shows that, CPU time does not).
@@ -66,6 +66,9 @@ def main(policy, size, games, games_per_job, workers, zero, visits):
     args = dict(size=size, visits=visits) if zero else dict(size=size)
     how = dict(kind=kind, job_type=ZeroGamesJob if zero else GamesJob)
     rows = {}
+    # raw onnxruntime before and after the games: on a shared machine the load moves, and the
+    # ratio should not hang on one moment of it
+    raws = [raw_rate(policy or bundled(kind), size, 8, 5.0, 1)] if zero else []
     local = WorkerPool(workers=0)
     rows["in process"] = timed(local, onnx, args, games, games_per_job, **how)
     for w in (int(x) for x in workers.split(",")):
@@ -80,7 +83,10 @@ def main(policy, size, games, games_per_job, workers, zero, visits):
         print(f"  {name:>10}: {games / sec:7.2f} games/s  {moves / sec:8.0f} moves/s  ({sec:.1f} s; "
               f"{1000 * cpu / games:.1f} CPU ms per game in the workers)")
     if zero:
-        raw = raw_rate(policy or bundled(kind), size, 8, 5.0, 1)
+        raws.append(raw_rate(policy or bundled(kind), size, 8, 5.0, 1))
+        raw = sum(raws) / 2
+        print(f"  raw onnxruntime at batch 8, 1 thread: {raws[0]:.0f}/s before the games, "
+              f"{raws[1]:.0f}/s after")
         for name, (sec, _, _, evals) in rows.items():
             per_worker = evals / sec / max(1, int(name[5:]) if name.startswith("ray x") else 1)
             print(f"  {name:>10}: {per_worker:7.0f} evaluations/s per worker, "

@@ -24,6 +24,8 @@ board, so that `invert_policy(apply_policy(p, k, n), k, n) == p`.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 N_SYMMETRIES = 8
@@ -42,17 +44,61 @@ def apply(planes: np.ndarray, k: int) -> np.ndarray:
     return np.rot90(x, k % 4, axes=(-2, -1))
 
 
-def _map_points(policy: np.ndarray, k: int, n: int) -> np.ndarray:
-    """Apply symmetry k to the N*N board entries of `policy` [..., N*N (+1)]; pass is unchanged."""
+@lru_cache(maxsize=None)
+def permutations(n: int) -> np.ndarray:
+    """int64[8, N*N], read-only: row k is symmetry k as a gather over row-major points,
+    `apply(board, k).reshape(-1) == board.reshape(-1)[permutations(n)[k]]` (derived from
+    `apply`, so the two cannot disagree)."""
+    points = np.arange(n * n).reshape(n, n)
+    perms = np.stack([apply(points, k).reshape(-1) for k in range(N_SYMMETRIES)])
+    perms.flags.writeable = False
+    return perms
+
+
+def _symmetry_indices(ks, count: int) -> np.ndarray:
+    ks = np.broadcast_to(np.asarray(ks, dtype=np.int64), (count,))
+    if ks.size and (ks.min() < 0 or ks.max() >= N_SYMMETRIES):
+        raise ValueError(f"symmetries must be in 0..7, got {ks}")
+    return ks
+
+
+def apply_each(planes: np.ndarray, ks) -> np.ndarray:
+    """Symmetry ks[i] of planes[i], for a batch [B, C, N, N]: one gather for the whole batch
+    (the evaluators and the training batches transform every position by its own symmetry)."""
+    b, c, n = planes.shape[0], planes.shape[1], planes.shape[-1]
+    idx = permutations(n)[_symmetry_indices(ks, b)]                    # [B, N*N]
+    flat = planes.reshape(b, c, n * n)
+    return np.take_along_axis(flat, idx[:, None, :], axis=2).reshape(planes.shape)
+
+
+def _map_points_each(policy: np.ndarray, ks, n: int) -> np.ndarray:
+    """Symmetry ks[i] on the N*N board entries of policy[i] [B, N*N (+1)]; pass is unchanged."""
     npts = n * n
     length = policy.shape[-1]
-    if length not in (npts, npts + 1):
-        raise ValueError(f"policy length {length} is neither {npts} nor {npts + 1} for n={n}")
-    board = policy[..., :npts].reshape(policy.shape[:-1] + (n, n))
-    mapped = apply(board, k).reshape(policy.shape[:-1] + (npts,))
-    if length == npts:
-        return np.ascontiguousarray(mapped)
-    return np.concatenate([mapped, policy[..., npts:]], axis=-1)
+    if policy.ndim != 2 or length not in (npts, npts + 1):
+        raise ValueError(f"policy shape {policy.shape} is not [B, {npts}] or [B, {npts + 1}]")
+    out = np.array(policy, copy=True)
+    idx = permutations(n)[_symmetry_indices(ks, len(policy))]
+    out[:, :npts] = np.take_along_axis(policy[:, :npts], idx, axis=1)
+    return out
+
+
+def _map_points(policy: np.ndarray, k: int, n: int) -> np.ndarray:
+    """Apply symmetry k to the N*N board entries of `policy` [..., N*N (+1)]; pass is unchanged."""
+    if not 0 <= k < N_SYMMETRIES:
+        raise ValueError(f"symmetry must be in 0..7, got {k}")
+    rows = policy.reshape(-1, policy.shape[-1])
+    return _map_points_each(rows, k, n).reshape(policy.shape)
+
+
+def apply_policy_each(policy: np.ndarray, ks, n: int) -> np.ndarray:
+    """apply_policy with symmetry ks[i] on row i of a batch [B, N*N (+1)]."""
+    return _map_points_each(policy, ks, n)
+
+
+def invert_policy_each(policy: np.ndarray, ks, n: int) -> np.ndarray:
+    """invert_policy with symmetry ks[i] on row i of a batch [B, N*N (+1)]."""
+    return _map_points_each(policy, np.asarray(INVERSE)[np.asarray(ks, dtype=np.int64)], n)
 
 
 def apply_policy(policy: np.ndarray, k: int, n: int) -> np.ndarray:

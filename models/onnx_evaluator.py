@@ -166,16 +166,13 @@ class OnnxEvaluator:
         ks = self._symmetries(batch)                                   # [B, S]
         s = ks.shape[1]
         flat_k = ks.reshape(-1)
-        rows = np.stack([symmetry.apply(planes[i], k) for i in range(batch) for k in ks[i]])
-        outputs = self._run(np.ascontiguousarray(rows, dtype=np.float32))
+        rows = symmetry.apply_each(np.repeat(np.asarray(planes, np.float32), s, axis=0), flat_k)
+        outputs = self._run(rows)
         values = outputs.get("value")
         values = np.zeros(batch, np.float32) if values is None else values.reshape(batch, s).mean(1)
         own = outputs.get("ownership")
         if own is not None:                     # per point, like a policy over the board
-            own = own.copy()
-            for k in np.unique(flat_k):
-                sel = flat_k == k
-                own[sel] = symmetry.invert_policy(own[sel], int(k), n)
+            own = symmetry.invert_policy_each(own, flat_k, n)
             own = own.reshape(batch, s, -1).mean(axis=1).astype(np.float32)
         score = outputs.get("score")
         score = None if score is None else score.reshape(batch, s).mean(1).astype(np.float32)
@@ -184,9 +181,7 @@ class OnnxEvaluator:
         logits = outputs["policy_logits"]                              # [B*S, N*N (+1)]
         if logits.shape[1] == n * n:   # policy nets have no pass output: pass gets -inf
             logits = np.concatenate([logits, np.full((len(logits), 1), -np.inf, np.float32)], 1)
-        for k in np.unique(flat_k):
-            sel = flat_k == k
-            logits[sel] = symmetry.invert_policy(logits[sel], int(k), n)
+        logits = symmetry.invert_policy_each(logits, flat_k, n)
         rows_mask = None if mask is None else np.repeat(mask, s, axis=0)
         probs = masked_softmax(logits, rows_mask, self.temperature)
         priors = probs.reshape(batch, s, -1).mean(axis=1)

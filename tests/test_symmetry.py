@@ -69,3 +69,24 @@ def test_bad_arguments():
         symmetry.apply(np.zeros((1, 3, 3)), 8)
     with pytest.raises(ValueError):
         symmetry.invert_policy(np.zeros(11), 1, 3)
+
+
+@pytest.mark.parametrize("n", [5, 9, 19])
+def test_batched_forms_agree_with_one_symmetry_at_a_time(n):
+    """apply_each / apply_policy_each / invert_policy_each (one gather for a batch, each row its
+    own symmetry) give what apply / apply_policy / invert_policy give row by row."""
+    rng = np.random.default_rng(n)
+    ks = np.array([0, 1, 2, 3, 4, 5, 6, 7, 3, 5])
+    x = rng.random((len(ks), 3, n, n)).astype(np.float32)
+    p = rng.random((len(ks), n * n + 1)).astype(np.float32)
+    moved = symmetry.apply_each(x, ks)
+    for i, k in enumerate(ks):
+        np.testing.assert_array_equal(moved[i], symmetry.apply(x[i], k))
+        np.testing.assert_array_equal(symmetry.apply_policy_each(p, ks, n)[i],
+                                      symmetry.apply_policy(p[i], k, n))
+        np.testing.assert_array_equal(symmetry.invert_policy_each(p, ks, n)[i],
+                                      symmetry.invert_policy(p[i], k, n))
+    np.testing.assert_array_equal(symmetry.invert_policy_each(
+        symmetry.apply_policy_each(p[:, :-1], ks, n), ks, n), p[:, :-1])   # no pass entry
+    with pytest.raises(ValueError):
+        symmetry.apply_each(x, np.full(len(ks), 8))

@@ -71,15 +71,9 @@ def sample_batch(window: Window, size: int, batch_size: int,
     pi = window.pi[rows]
     own = window.own[rows].astype(np.float32)
     ks = rng.integers(symmetry.N_SYMMETRIES, size=batch_size)
-    out_planes, out_pi, out_own = np.empty_like(planes), np.empty_like(pi), np.empty_like(own)
-    for k in range(symmetry.N_SYMMETRIES):
-        sel = ks == k
-        if sel.any():
-            out_planes[sel] = symmetry.apply(planes[sel], k)
-            out_pi[sel] = symmetry.apply_policy(pi[sel], k, size)
-            out_own[sel] = symmetry.apply_policy(own[sel], k, size)
-    return ZeroBatch(out_planes, out_pi, window.z[rows], out_own, window.score[rows],
-                     window.mask[rows])
+    return ZeroBatch(symmetry.apply_each(planes, ks), symmetry.apply_policy_each(pi, ks, size),
+                     window.z[rows], symmetry.apply_policy_each(own, ks, size),
+                     window.score[rows], window.mask[rows])
 
 
 def zero_loss(net, batch, weights: HeadWeights = HeadWeights()):
