@@ -13,6 +13,9 @@ with an `Evaluation`:
     score       float32[B] | None     optional, the final area score for the side to move, in
                                       points, komi included
 
+An evaluator over several networks (models.by_size) also answers `for_size(n)`: the one that
+evaluates n x n boards, whose heads the search asks about (`for_size` here).
+
 Search knows only this Protocol. `UniformEvaluator` (here) serves tests and networkless play;
 `models.onnx_evaluator.OnnxEvaluator` serves the trained networks.
 """
@@ -36,6 +39,13 @@ class Evaluator(Protocol):
     def evaluate(self, planes: np.ndarray, legal_mask: np.ndarray | None = None) -> Evaluation:
         """planes float32[B, C, N, N], legal_mask bool[B, N*N+1] or None -> Evaluation."""
         ...
+
+
+def for_size(evaluator, n: int):
+    """The evaluator that answers n x n positions: a by-size evaluator's network for that size,
+    any other evaluator itself."""
+    pick = getattr(evaluator, "for_size", None)
+    return evaluator if pick is None else pick(n)
 
 
 def uniform_priors(batch: int, n: int, legal_mask: np.ndarray | None) -> np.ndarray:

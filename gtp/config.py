@@ -10,7 +10,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, replace
 
-from goengine.models.names import BUNDLED_DIR, MODEL_FILES, int8_variant
+from goengine.models.names import BUNDLED_DIR, MODEL_FILES, SIZED_MODEL_FILES, int8_variant
 
 
 @dataclass(frozen=True)
@@ -94,10 +94,13 @@ def check_search(config: EngineConfig) -> str | None:
         if required and not os.path.isfile(path):
             where = f"--model-dir {config.model_dir}" if config.model_dir else "the bundled models"
             return f"--search {config.search} needs a {kind} model: no {path} in {where}"
-        if (config.model_precision == "int8" and os.path.isfile(path)
-                and not named_file(config, kind) and not int8_variant(path).is_file()):
-            return (f"--model-precision int8: no {int8_variant(path)} beside {path} "
-                    f"(make it with engine-train quantize)")
+        if config.model_precision != "int8" or named_file(config, kind):
+            continue
+        for float_file in [path] + list(sized_load_files(replace(config, model_precision="fp32"),
+                                                         kind, on_cpu=True).values()):
+            if os.path.isfile(float_file) and not int8_variant(float_file).is_file():
+                return (f"--model-precision int8: no {int8_variant(float_file)} beside "
+                        f"{float_file} (make it with engine-train quantize)")
     return None
 
 
@@ -119,7 +122,30 @@ def load_file(config: EngineConfig, kind: str, on_cpu: bool) -> str:
     --model-precision int8, or with auto when onnxruntime runs on the CPU (int8 is the CPU's fast
     path; on a GPU the float file is), else the float file."""
     path = model_path(config, kind)
-    if named_file(config, kind) or config.model_precision == "fp32" or kind == "rollout":
+    if named_file(config, kind) or kind == "rollout":
+        return path
+    return _with_precision(config, path, on_cpu)
+
+
+def sized_load_files(config: EngineConfig, kind: str, on_cpu: bool) -> dict[int, str]:
+    """{board size: file} of the kind's networks made for one size (SIZED_MODEL_FILES, e.g. the
+    Zero loop's zero-9x9.onnx) in the model directory, those there, each at the precision
+    `load_file` would choose; none when a file is named for the kind (it plays every size)."""
+    if named_file(config, kind):
+        return {}
+    directory = config.model_dir or BUNDLED_DIR
+    out = {}
+    for size, name in SIZED_MODEL_FILES.get(kind, {}).items():
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            out[size] = _with_precision(config, path, on_cpu)
+    return out
+
+
+def _with_precision(config: EngineConfig, path: str, on_cpu: bool) -> str:
+    """`path` or its int8 twin, as --model-precision and the device decide (see load_file); a
+    size's network without a twin loads as it is under auto."""
+    if config.model_precision == "fp32":
         return path
     q = int8_variant(path)
     if config.model_precision == "int8" or (on_cpu and q.is_file()):

@@ -23,10 +23,12 @@ from goengine.engine.search.network import NetSearchConfig, NetworkSearch
 from goengine.engine.search.policy import PolicyPlayer
 from goengine.engine.timecontrol import TimeConfig
 from goengine.engine.warmup import warm_up as warm_up_kernels
-from goengine.gtp.config import SEARCH_MODELS, EngineConfig, load_file, model_path
+from goengine.gtp.config import (SEARCH_MODELS, EngineConfig, load_file, model_path,
+                                 sized_load_files)
 from goengine.gtp.protocol import GtpError
 from goengine.gtp.session import Session
 from goengine.gtp.sgfio import dump as dump_sgf, load as load_sgf
+from goengine.models.by_size import BySizeEvaluator
 from goengine.models.onnx_evaluator import OnnxEvaluator
 from goengine.models.session import CPU, providers
 from goengine.models.store import read_checksums, verify
@@ -134,7 +136,17 @@ def _rollout_policy(cfg: EngineConfig, default: str):
 
 
 def _evaluator(cfg: EngineConfig, kind: str):
-    path = Path(load_file(cfg, kind, on_cpu=providers() == [CPU]))
+    """The kind's network; with the networks made for one size beside it (models.names'
+    SIZED_MODEL_FILES, e.g. zero-9x9.onnx), one evaluator that answers each size with its own."""
+    on_cpu = providers() == [CPU]
+    default = _onnx(cfg, kind, load_file(cfg, kind, on_cpu=on_cpu))
+    sized = {size: _onnx(cfg, kind, path)
+             for size, path in sized_load_files(cfg, kind, on_cpu=on_cpu).items()}
+    return BySizeEvaluator(default, sized) if sized else default
+
+
+def _onnx(cfg: EngineConfig, kind: str, path: str) -> OnnxEvaluator:
+    path = Path(path)
     if read_checksums(path.parent):
         verify(path)            # a directory with SHA256SUMS: the file must match its line
     log.info("loading %s model %s", kind, path)

@@ -8,6 +8,10 @@ BUNDLED_DIR = Path(__file__).resolve().parent / "bundled"
 MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onnx",
                "rollout": "rollout.npz"}
 
+# networks made for one board size, loaded beside the kind's default and used on that size only
+# (a search on a 9x9 board asks zero-9x9.onnx, every other size zero.onnx: models.by_size)
+SIZED_MODEL_FILES = {"zero": {9: "zero-9x9.onnx"}}
+
 INT8_SUFFIX = ".int8.onnx"      # training.quantize's file beside the float one
 
 
@@ -17,4 +21,4 @@ def int8_variant(path: str | Path) -> Path:
     return path.with_name(path.name.removesuffix(".onnx") + INT8_SUFFIX)
 
 
-__all__ = ["BUNDLED_DIR", "INT8_SUFFIX", "MODEL_FILES", "int8_variant"]
+__all__ = ["BUNDLED_DIR", "INT8_SUFFIX", "MODEL_FILES", "SIZED_MODEL_FILES", "int8_variant"]

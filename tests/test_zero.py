@@ -27,6 +27,8 @@ from goengine.engine.search import tree as T  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training import nets  # noqa: E402
 from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
+from goengine.models.names import SIZED_MODEL_FILES  # noqa: E402
+from goengine.training.bundle import bundle_command  # noqa: E402
 from goengine.training.sprt import gate_decision  # noqa: E402
 from goengine.training.zero import ZeroConfig, ZeroRun, zero_reference_command  # noqa: E402
 from goengine.training.zero_reference import (GNUGO, ReferenceConfig, evaluate,  # noqa: E402
@@ -402,3 +404,28 @@ def test_loop_killed_and_resumed_continues_the_registry(tmp_path):
     assert all(r["decision"] == "latest" for r in rows[1:])
     assert len({sha(out, r["file"]) for r in rows}) == len(rows)      # each one trained further
 
+
+
+def test_bundle_makes_a_runs_network_the_one_of_its_size(tmp_path, monkeypatch):
+    """engine-train bundle --zero-size: the run's best network becomes the bundled network of
+    its board size, with an int8 twin calibrated on the run's games and its registry row in
+    MODELS.json; the engine's model folder then answers that size with it."""
+    monkeypatch.setitem(SIZED_MODEL_FILES["zero"], 5, "zero-5x5.onnx")
+    pool = WorkerPool(workers=0)
+    run_dir = tmp_path / "run"
+    run = ZeroRun(small_config(), run_dir, None, pool, resume=False, log=lambda s: None)
+    run.selfplay()
+    out = tmp_path / "bundled"
+    out.mkdir()
+    result = CliRunner().invoke(bundle_command, ["--zero-size", str(run_dir), "--out-dir", str(out)])
+    assert result.exit_code == 0, result.output
+    index = json.loads((out / "MODELS.json").read_text())
+    entry = index["zero-5x5"]
+    assert entry["board_size"] == 5 and entry["run"]["generation"] == 0
+    assert entry["run"]["registry"]["decision"] == "initial"
+    assert (out / "zero-5x5.onnx").read_bytes() == run.registry.path(0).read_bytes()
+    twin = onnx.load(str(out / entry["int8"]["file"]))
+    assert "QuantizeLinear" in {n.op_type for n in twin.graph.node}
+    bad = CliRunner().invoke(bundle_command, ["--zero-size", str(run_dir), "--zero-generation",
+                                              "7", "--out-dir", str(out)])
+    assert bad.exit_code != 0 and "generation 7 is not in the registry" in bad.output

@@ -10,6 +10,13 @@ figures in `models/bundled/MODELS.json` and its sha256 in `SHA256SUMS`.
     engine-train bundle --int8 ../shared/data/tygem9d/tygem9d-2015-05.tar.bz2 \
         --heldout ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2 --positions 10000
 
+    engine-train bundle --zero-size runs/zero9h [--zero-generation 40]
+
+`--zero-size RUN` bundles a Zero loop run's network (its best generation by default) as the
+network of the run's board size (`models/bundled/zero-9x9.onnx`, models.names'
+SIZED_MODEL_FILES), with its int8 twin calibrated on the run's newest self-play games, and lists
+it with the run's registry row and its reference matches (against GNU Go) in MODELS.json.
+
 `--int8 GAMES` also writes the int8 twin of every bundled network (`<kind>.int8.onnx`,
 training.quantize, calibrated on GAMES), with its held-out figures under the kind's `int8` entry;
 the engine loads the twin on a CPU (engine-gtp --model-precision).
@@ -17,13 +24,19 @@ the engine loads the twin on a CPU (engine-gtp --model-precision).
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import click
 
-from goengine.models.names import MODEL_FILES, int8_variant
+from goengine.models.names import MODEL_FILES, SIZED_MODEL_FILES, int8_variant
+from goengine.models.session import load_session
 from goengine.models.store import BUNDLED_DIR, record
+from goengine.training.game_shards import write_atomic
 from goengine.training.quantize import calibration_planes, quantize_model
+from goengine.training.zero import int8_twin
+from goengine.training.zero_reference import reference_table
+from goengine.training.zero_registry import Registry
 
 
 def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int) -> dict:
@@ -61,7 +74,6 @@ def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int)
 
 def bundle_int8(kind: str, out_dir: Path, calibration: str, heldout, positions: int) -> dict:
     """The int8 twin of the bundled float `kind` model, calibrated on `calibration`'s games."""
-    from goengine.models.session import load_session
     from goengine.training.evaluate import evaluate_collection
     src = out_dir / MODEL_FILES[kind]
     planes = calibration_planes([calibration], load_session(src).meta.feature_set)
@@ -71,6 +83,37 @@ def bundle_int8(kind: str, out_dir: Path, calibration: str, heldout, positions: 
     figures = evaluate_collection(out, [heldout], max_positions=positions) if heldout else {}
     return {"file": out.name, "sha256": record(out), "quantization": described,
             "heldout": {"collection": Path(heldout).name if heldout else None, **figures}}
+
+
+def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tuple[str, dict]:
+    """(MODELS.json key, entry): generation `generation` (None: the best) of the Zero loop run
+    in `run_dir` as the bundled network of the run's board size, with its int8 twin."""
+    config = json.loads((run_dir / "zero_config.json").read_text())
+    size = int(config["size"])
+    name = SIZED_MODEL_FILES["zero"].get(size)
+    if name is None:
+        raise click.UsageError(f"{run_dir} is a {size}x{size} run; the engine takes networks of "
+                               f"one size for {sorted(SIZED_MODEL_FILES['zero'])} only")
+    if generation is None:
+        generation = int(json.loads((run_dir / "state.json").read_text())["best"])
+    registry = Registry(run_dir / "registry")
+    row = next((r for r in registry.rows if r["generation"] == generation), None)
+    if row is None or not registry.path(generation).is_file():
+        raise click.UsageError(f"{run_dir}: generation {generation} is not in the registry")
+    out = out_dir / name
+    write_atomic(out, lambda tmp: shutil.copyfile(registry.path(generation), tmp))
+    twin = int8_twin(out, int8_variant(out), run_dir / "games", size, generation)
+    entry = {"file": name, "sha256": record(out), "board_size": size,
+             "run": {"generation": generation, "registry": row,
+                     "config": {k: config[k] for k in ("komi", "visits", "games", "gating",
+                                                       "heads", "score_utility", "preset")
+                                if k in config}},
+             "reference": [r for r in reference_table(run_dir / "registry").rows
+                           if r["generation"] == generation]}
+    if twin is not None:
+        entry["int8"] = {"file": twin.name, "sha256": record(twin),
+                         "quantization": load_session(twin).meta.quantization}
+    return name.removesuffix(".onnx"), entry
 
 
 @click.command("bundle")
@@ -83,8 +126,14 @@ def bundle_int8(kind: str, out_dir: Path, calibration: str, heldout, positions: 
 @click.option("--int8", "calibration", type=click.Path(exists=True), default=None,
               help="also write each bundled network's int8 twin, calibrated on these games "
                    "(not the held-out ones)")
+@click.option("--zero-size", "zero_size_run", type=click.Path(file_okay=False, exists=True),
+              default=None, help="a Zero loop run (engine-train zero --out) whose network "
+                                 "becomes the bundled one of its board size (zero-9x9.onnx)")
+@click.option("--zero-generation", type=click.IntRange(0), default=None,
+              help="with --zero-size: the registry generation [default: the run's best]")
 @click.option("--out-dir", type=click.Path(file_okay=False), default=str(BUNDLED_DIR), show_default=True)
-def bundle_command(policy_run, value_run, zero_run, heldout, positions, calibration, out_dir):
+def bundle_command(policy_run, value_run, zero_run, heldout, positions, calibration, zero_size_run,
+                   zero_generation, out_dir):
     """Export runs as the default models with checksums and held-out figures."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -102,6 +151,11 @@ def bundle_command(policy_run, value_run, zero_run, heldout, positions, calibrat
             index[kind]["int8"] = bundle_int8(kind, out, calibration, heldout, positions)
             click.echo(f"{kind}: {index[kind]['int8']['file']} held-out "
                        f"{index[kind]['int8']['heldout']}")
+    if zero_size_run is not None:
+        key, entry = bundle_zero_size(Path(zero_size_run), zero_generation, out)
+        index[key] = entry
+        click.echo(f"{key}: {entry['file']} generation {entry['run']['generation']} of "
+                   f"{zero_size_run}")
     rollout = out / "rollout.npz"
     if rollout.exists():
         index["rollout"] = {"file": rollout.name, "sha256": record(rollout)}

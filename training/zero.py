@@ -154,6 +154,17 @@ def write_json(path: Path, data: dict) -> None:
     write_atomic(path, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=1)))
 
 
+def int8_twin(path: Path, out: Path, games_dir: Path, size: int, seed) -> Path | None:
+    """The int8 twin of the Zero network at `path` (training.quantize), calibrated on positions of
+    the newest games of a run's `games_dir`, written to `out`; None when there are no games."""
+    window = load_window(games_dir, CALIBRATION_GAMES)
+    if window is None or not len(window.z):
+        return None
+    planes = sample_batch(window, size, CALIBRATION_POSITIONS, np.random.default_rng(seed)).planes
+    return quantize_model(path, out, planes, f"int8 static QDQ, {len(planes)} calibration "
+                                             f"positions of the newest {window.games} self-play games")
+
+
 class ZeroRun:
     """One `engine-train zero` run directory."""
 
@@ -219,14 +230,11 @@ class ZeroRun:
         positions of the newest games), else the float file. The registry keeps the float files."""
         data = path.read_bytes()
         if self.selfplay_int8:
-            window = load_window(self.dir / "games", CALIBRATION_GAMES)
-            if window is not None and len(window.z):        # no games yet: the float file
-                rng = np.random.default_rng([self.cfg.seed, self.state["generation"]])
-                planes = sample_batch(window, self.cfg.size, CALIBRATION_POSITIONS, rng).planes
-                with tempfile.TemporaryDirectory() as tmp:
-                    data = quantize_model(path, Path(tmp) / "int8.onnx", planes,
-                                          f"int8 for self-play, {len(planes)} positions of the "
-                                          f"newest {window.games} games").read_bytes()
+            with tempfile.TemporaryDirectory() as tmp:
+                twin = int8_twin(path, Path(tmp) / "int8.onnx", self.dir / "games", self.cfg.size,
+                                 [self.cfg.seed, self.state["generation"]])
+                if twin is not None:                        # no games yet: the float file
+                    data = twin.read_bytes()
         self.pool.publish(name, data, kind="zero")
 
     # ---- persistence ------------------------------------------------------------------------

@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from goengine.engine import board as B
+from goengine.engine.evaluator import for_size
 from goengine.engine.features import extract
 from goengine.engine.playout import playout, seed as playout_seed
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
@@ -360,7 +361,8 @@ class NetworkSearch:
         self._lam = 1.0 if (cfg.mode == "alphago" and self.value is None) else (
             0.0 if cfg.mode == "zero" else cfg.lam)
         self._utility = cfg.score_utility if (
-            cfg.mode == "zero" and getattr(self.policy, "has_score", False)) else 0.0
+            cfg.mode == "zero" and getattr(for_size(self.policy, game.size), "has_score", False)
+        ) else 0.0
         self._utility_scale = cfg.score_utility_scale or float(game.size)
         # the rollouts and terminals are scored at the game's komi; the value networks are not
         self._komi_shift = komi_shift(game.komi, cfg.value_komi, game.size, cfg.komi_scale)
@@ -384,6 +386,7 @@ class NetworkSearch:
         auxiliary heads of the value or Zero network (docs/algorithms.md §4.3, §4.6) at `pos`,
         `color` to move; each None where the network has no such head (or there is none)."""
         net, features = self._head_net()
+        net = for_size(net, pos.size)
         has_own = getattr(net, "has_ownership", False)
         has_score = getattr(net, "has_score", False)
         if not (has_own or has_score):
@@ -397,7 +400,7 @@ class NetworkSearch:
     def head_ownership(self, game) -> np.ndarray | None:
         """float[N, N], +1 black, from the value or Zero network's ownership head for `game` as
         it stands (no playouts); None when the network has no such head."""
-        if not getattr(self._head_net()[0], "has_ownership", False):
+        if not getattr(for_size(self._head_net()[0], game.size), "has_ownership", False):
             return None
         pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history[-8:]), game.size)
         return self._value_heads(pos, game.to_play)[0]

@@ -1,0 +1,114 @@
+"""Networks made for one board size (models.by_size, models.names' SIZED_MODEL_FILES): the 9x9
+Zero network answers 9x9 positions, the default network every other size, for the evaluator, the
+search's heads, the engine's model files and a real engine-gtp process."""
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from test_gtp_harness import Engine  # noqa: E402
+
+from goengine.engine.features import extract  # noqa: E402
+from goengine.engine.game import Game  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
+from goengine.gtp.config import EngineConfig, check_search, sized_load_files  # noqa: E402
+from goengine.models.by_size import BySizeEvaluator  # noqa: E402
+from goengine.models.metadata import ModelError  # noqa: E402
+from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.training import nets  # noqa: E402
+from goengine.training.export import export_onnx  # noqa: E402
+
+
+def export_zero(path, seed: int, sizes: str, **heads):
+    torch.manual_seed(seed)
+    net = nets.build("zero", "cpu", blocks=1, filters=8, **heads)
+    export_onnx(net, "zero", path, {"training_data": "random weights", "board_sizes": sizes},
+                board_size=int(sizes.split(",")[0]))
+    return path
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """A model folder as the engine reads it: zero.onnx (every size, no heads) and zero-9x9.onnx
+    (9x9 only, with ownership and score heads), two different random nets."""
+    d = tmp_path_factory.mktemp("sized")
+    export_zero(d / "zero.onnx", 0, "9,13,19")
+    export_zero(d / "zero-9x9.onnx", 1, "9", ownership=True, score=True)
+    return d
+
+
+def planes(game):
+    return extract(game, "zero17")[None].astype(np.float32)
+
+
+def test_each_size_is_answered_by_its_network(models):
+    default = OnnxEvaluator(models / "zero.onnx", symmetry="none", cache_size=0)
+    nine = OnnxEvaluator(models / "zero-9x9.onnx", symmetry="none", cache_size=0)
+    ev = BySizeEvaluator(default, {9: nine})
+    assert ev.meta.board_sizes == (9, 13, 19) and ev.for_size(9) is nine
+    for size, answers, other in ((9, nine, default), (13, default, nine)):
+        x = planes(Game(size))
+        got = ev.evaluate(x)
+        np.testing.assert_array_equal(got.priors, answers.evaluate(x).priors)
+        assert not np.allclose(got.priors, other.evaluate(x).priors)   # the nets do differ
+    assert ev.evaluate(planes(Game(9))).score is not None      # the 9x9 net's heads come along
+    assert ev.evaluate(planes(Game(13))).score is None
+
+
+def test_mismatched_networks_are_refused(models, tmp_path):
+    default = OnnxEvaluator(models / "zero.onnx")
+    with pytest.raises(ModelError, match="made for sizes"):      # a 9x9 net named for 13x13
+        BySizeEvaluator(default, {13: OnnxEvaluator(models / "zero-9x9.onnx")})
+    torch.manual_seed(0)
+    policy = nets.build("policy", "cpu", layers=3, filters=8)
+    export_onnx(policy, "policy", tmp_path / "policy.onnx", {"training_data": "random weights"})
+    with pytest.raises(ModelError, match="planes"):
+        BySizeEvaluator(default, {9: OnnxEvaluator(tmp_path / "policy.onnx")})
+
+
+def test_the_search_uses_the_size_network_and_its_heads(models):
+    default = OnnxEvaluator(models / "zero.onnx", cache_size=0)
+    nine = OnnxEvaluator(models / "zero-9x9.onnx", cache_size=0)
+    search = NetworkSearch(NetSearchConfig(mode="zero", score_utility=0.3),
+                           policy=BySizeEvaluator(default, {9: nine}), seed=1)
+    g9 = Game(9)
+    result = search.search(g9, g9.to_play, playouts=32)
+    assert nine.runs > 0 and default.runs == 0
+    assert result.score_lead_black is not None                 # the 9x9 net's score head answered
+    assert search.head_ownership(g9).shape == (9, 9)
+    runs = nine.runs
+    g13 = Game(13)
+    result = search.search(g13, g13.to_play, playouts=32)
+    assert default.runs > 0 and nine.runs == runs
+    assert search.head_ownership(g13) is None             # the default net has no heads
+
+
+def test_model_folder_files_and_precision(models, tmp_path):
+    d = tmp_path / "m"
+    shutil.copytree(models, d)
+    cfg = EngineConfig(search="zero", model_dir=str(d))
+    assert sized_load_files(cfg, "zero", on_cpu=True) == {9: str(d / "zero-9x9.onnx")}
+    named = EngineConfig(search="zero", model_dir=str(d), zero_file=str(d / "zero.onnx"))
+    assert sized_load_files(named, "zero", on_cpu=True) == {}          # a named file plays all
+    int8 = EngineConfig(search="zero", model_dir=str(d), model_precision="int8")
+    shutil.copy(d / "zero.onnx", d / "zero.int8.onnx")          # stand-in twin of the default
+    assert "zero-9x9.int8.onnx" in check_search(int8)            # the size's twin is missing
+    shutil.copy(d / "zero-9x9.onnx", d / "zero-9x9.int8.onnx")
+    assert check_search(int8) is None
+    assert sized_load_files(cfg, "zero", on_cpu=True) == {9: str(d / "zero-9x9.int8.onnx")}
+    assert sized_load_files(cfg, "zero", on_cpu=False) == {9: str(d / "zero-9x9.onnx")}
+
+
+def test_engine_plays_9x9_with_the_9x9_network(models):
+    with Engine("--search", "zero", "--model-dir", str(models), "--size", "9", "--playouts", "16",
+                quiet=False) as e:
+        assert re.fullmatch(r"[A-HJ]\d|pass", e.ok("genmove b", timeout=60))
+        e.ok("boardsize 13")
+        e.ok("clear_board")
+        assert re.fullmatch(r"[A-HJ-N]\d+|pass", e.ok("genmove b", timeout=60))
+        log = "\n".join(e.stderr_lines)
+    assert re.search(r"loading zero model \S*/zero-9x9\.onnx\b", log), log[-2000:]
+    assert re.search(r"loading zero model \S*/zero\.onnx\b", log), log[-2000:]
