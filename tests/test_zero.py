@@ -34,6 +34,7 @@ from goengine.training.zero import ZeroConfig, ZeroRun, zero_reference_command  
 from goengine.training.zero_reference import (GNUGO, ReferenceConfig, evaluate,  # noqa: E402
                                               reference_table)
 from goengine.training.zero_registry import Registry  # noqa: E402
+from goengine.training.zero_snapshot import zero_snapshot_command  # noqa: E402
 from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
                                              default_sampled_moves, make_search,
                                              visit_distribution, zero_rules)
@@ -405,11 +406,10 @@ def test_loop_killed_and_resumed_continues_the_registry(tmp_path):
     assert len({sha(out, r["file"]) for r in rows}) == len(rows)      # each one trained further
 
 
-
 def test_bundle_makes_a_runs_network_the_one_of_its_size(tmp_path, monkeypatch):
     """engine-train bundle --zero-size: the run's best network becomes the bundled network of
     its board size, with an int8 twin calibrated on the run's games and its registry row in
-    MODELS.json; the engine's model folder then answers that size with it."""
+    MODELS.json."""
     monkeypatch.setitem(SIZED_MODEL_FILES["zero"], 5, "zero-5x5.onnx")
     pool = WorkerPool(workers=0)
     run_dir = tmp_path / "run"
@@ -429,3 +429,30 @@ def test_bundle_makes_a_runs_network_the_one_of_its_size(tmp_path, monkeypatch):
     bad = CliRunner().invoke(bundle_command, ["--zero-size", str(run_dir), "--zero-generation",
                                               "7", "--out-dir", str(out)])
     assert bad.exit_code != 0 and "generation 7 is not in the registry" in bad.output
+
+
+def test_snapshot_without_games_resumes_elsewhere(tmp_path):
+    """engine-train zero-snapshot copies a run less its games (the best network, the tables,
+    the checkpoint) between generations only; the copy resumes and plays its next generation."""
+    out = tmp_path / "run"
+    p = subprocess.run(zero_cmd(out, "--generations", "2", "--workers", "0", "--no-gating"),
+                       capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-2000:]
+    snap = tmp_path / "snap"
+    result = CliRunner().invoke(zero_snapshot_command, ["--run", str(out), "--out", str(snap)])
+    assert result.exit_code == 0, result.output
+    assert not (snap / "games").exists()
+    assert sorted(f.name for f in (snap / "registry").glob("*.onnx")) == ["gen-0002.onnx"]
+    assert (snap / "checkpoint.pt").read_bytes() == (out / "checkpoint.pt").read_bytes()
+    p = subprocess.run(zero_cmd(snap, "--generations", "3", "--workers", "0", "--no-gating",
+                                "--resume"), capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-2000:]
+    rows = Registry(snap / "registry").rows
+    assert [r["generation"] for r in rows] == [0, 1, 2, 3]
+    assert sha(snap, "gen-0003.onnx") != sha(out, "gen-0002.onnx")
+    state = json.loads((snap / "state.json").read_text())
+    state["phase"] = "train"                                # in the middle of a generation
+    (snap / "state.json").write_text(json.dumps(state))
+    again = CliRunner().invoke(zero_snapshot_command, ["--run", str(snap), "--out",
+                                                       str(tmp_path / "snap2")])
+    assert again.exit_code != 0 and "between generations" in again.output

@@ -1,0 +1,79 @@
+"""A Zero run without its games: what `engine-train zero --resume` needs to go on elsewhere (another
+machine, the next session), small enough to commit or copy.
+
+    engine-train zero-snapshot --run runs/zero9 --out training/checkpoints/zero9
+    cp -r training/checkpoints/zero9 runs/zero9 && engine-train zero --out runs/zero9 --resume ...
+
+It holds the trainer's checkpoint (weights, optimizer), the state, the config, the curve, the
+registry's tables (registry, reference matches, their plots) and of the registry's networks the
+best one and those given by `--keep` (every file is 1-2 MB); not the self-play games. A resumed
+snapshot starts its generation's self-play over and trains on the games it plays from then on
+(the window fills again). It is taken between generations only: in the middle of one, the
+checkpoint has already moved past the games that the snapshot leaves out.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import click
+
+from goengine.training.game_shards import write_atomic
+from goengine.training.zero_registry import Registry
+
+RUN_FILES = ("checkpoint.pt", "state.json", "zero_config.json", "curve.csv", "curve.png",
+             "reference.png")
+
+
+def snapshot(run_dir: Path, out: Path, keep: set[int] = frozenset()) -> list[Path]:
+    """Copy `run_dir` less its games into `out` (replacing what is there); the files written."""
+    state_text = (run_dir / "state.json").read_text()
+    state = json.loads(state_text)
+    if state["phase"] != "selfplay" or Registry(run_dir / "registry").rows[-1]["generation"] \
+            != state["generation"] - 1:
+        raise click.UsageError(f"{run_dir} is in the middle of generation {state['generation']} "
+                               f"({state['phase']}): snapshot it between generations")
+    if (out / "games").exists():
+        raise click.UsageError(f"{out} holds games: give a folder that is not a run")
+    written = []
+
+    def copy(src: Path, dst: Path) -> None:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(dst, lambda tmp: shutil.copyfile(src, tmp))
+        written.append(dst)
+
+    registry = Registry(run_dir / "registry")
+    wanted = {registry.path(g).name for g in {state["best"], *keep}}
+    for old in (out / "registry").glob("gen-*.onnx"):
+        if old.name not in wanted:
+            old.unlink()                      # an earlier snapshot's networks that are not kept
+    for name in RUN_FILES:
+        if (run_dir / name).is_file() and name != "state.json":
+            copy(run_dir / name, out / name)
+    for src in sorted((run_dir / "registry").iterdir()):
+        if src.is_file() and (src.suffix != ".onnx" or src.name in wanted):
+            copy(src, out / "registry" / src.name)
+    if (run_dir / "state.json").read_text() != state_text:
+        raise click.UsageError(f"{run_dir} moved on while it was copied: snapshot it again")
+    write_atomic(out / "state.json", lambda tmp: Path(tmp).write_text(state_text))
+    written.append(out / "state.json")     # last: a snapshot with a state is a whole one
+    return written
+
+
+@click.command("zero-snapshot")
+@click.option("--run", "run_dir", required=True, type=click.Path(file_okay=False, exists=True),
+              help="an engine-train zero run directory")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="the snapshot's folder (an earlier snapshot there is replaced)")
+@click.option("--keep", default="", help="registry generations to keep besides the best, e.g. "
+                                         "10,20 (those with reference matches)")
+def zero_snapshot_command(run_dir, out, keep):
+    """The run without its games, to resume elsewhere (engine-train zero --resume)."""
+    keep_set = {int(g) for g in keep.split(",") if g.strip()}
+    files = snapshot(Path(run_dir), Path(out), keep_set)
+    size = sum(f.stat().st_size for f in files)
+    click.echo(f"{len(files)} files, {size / 1e6:.1f} MB in {out}")
+
+
+__all__ = ["snapshot", "zero_snapshot_command"]
