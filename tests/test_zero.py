@@ -20,7 +20,7 @@ pytest.importorskip("ray")
 import onnx  # noqa: E402
 
 from goengine.engine.coords import PASS, pos_to_loc  # noqa: E402
-from goengine.engine.evaluator import UniformEvaluator  # noqa: E402
+from goengine.engine.evaluator import Evaluation, UniformEvaluator  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
@@ -38,7 +38,7 @@ from goengine.training.zero_snapshot import zero_snapshot_command  # noqa: E402
 from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
                                              default_sampled_moves, make_search,
                                              visit_distribution, zero_rules)
-from goengine.training.zero_selfplay import ZeroGameResult  # noqa: E402
+from goengine.training.zero_selfplay import ZeroGameResult, play_zero_games  # noqa: E402
 from goengine.training.zero_shards import (ZeroShards, calibrated_threshold,  # noqa: E402
                                            load_window)
 from goengine.training.zero_train import sample_batch, train_step, make_zero_optimizer  # noqa: E402
@@ -135,6 +135,38 @@ def test_resignation_never_fires_in_no_resign_games(tiny):
     gone = w.play(ZeroGamesJob(pairs=[("best", "best")] * 2, size=5, visits=4, seed=1,
                                resign_threshold=1.0, no_resign_fraction=0.0))
     assert all(r.resigned and len(r.moves) == 0 and r.winner == -1 for r in gone)
+
+
+class PassLovingLoser:
+    """Priors with nearly all mass on pass and a value of -0.99 for the side to move: a young
+    network that believes its side lost and would end the game at once."""
+
+    def evaluate(self, planes, legal_mask=None):
+        batch, n = planes.shape[0], planes.shape[-1]
+        priors = np.full((batch, n * n + 1), 0.01 / (n * n), dtype=np.float32)
+        priors[:, -1] = 0.99
+        return Evaluation(priors=priors, value_stm=np.full(batch, -0.99, dtype=np.float32))
+
+
+def test_nobody_passes_or_resigns_before_play_on():
+    """Before move play_on the root's pass is pruned and resignation is off; from it on, the
+    same games pass or resign at once."""
+    job = dict(pairs=[("best", "best")] * 2, size=5, visits=16, seed=3, noise=False,
+               resign_threshold=0.2, no_resign_fraction=0.0)
+    early = play_zero_games({"best": PassLovingLoser()}, ZeroGamesJob(**job, play_on=8))
+    for r in early:
+        assert len(r.moves) == 8 and r.resigned          # resigned at move 8, not before
+        assert PASS_POS_5 not in r.moves.tolist()
+        assert all(p[-1] == 0 for p in r.pi)             # pass never searched
+    at_once = play_zero_games({"best": PassLovingLoser()}, ZeroGamesJob(**job, play_on=0))
+    assert all(r.resigned and len(r.moves) == 0 for r in at_once)
+    passing = play_zero_games({"best": PassLovingLoser()},
+                              ZeroGamesJob(**{**job, "resign_threshold": 0.0}, play_on=4))
+    for r in passing:
+        assert PASS_POS_5 not in r.moves[:4].tolist() and r.moves[4] == PASS_POS_5
+
+
+PASS_POS_5 = 25      # a 5x5 game's pass in the records (Pos order, pass last)
 
 
 def test_resignation_threshold_bounds_the_false_resignations(tmp_path):

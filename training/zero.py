@@ -58,7 +58,7 @@ from goengine.training.workers import WorkerPool, make_jobs, worker_options
 from goengine.training.zero_reference import (ReferenceConfig, evaluate, reference_config,
                                                reference_options)
 from goengine.training.zero_registry import Registry
-from goengine.training.zero_selfplay import ZeroGamesJob
+from goengine.training.zero_selfplay import ZeroGamesJob, default_play_on
 from goengine.training.zero_shards import (ZeroShards, calibrated_threshold, load_window,
                                            resignation_stats)
 from goengine.training.zero_train import (OPTIMIZERS, STATS, HeadWeights, make_zero_optimizer,
@@ -86,6 +86,8 @@ class ZeroConfig:
     dirichlet_alpha: float = 0.0    # 0: 0.03 * 361 / N^2
     dirichlet_eps: float = 0.25
     sampled_moves: int = -1         # moves at temperature 1; -1: (N^2 // 12) // 2 * 2
+    play_on: int = -1               # moves before which nobody passes or resigns (self-play
+                                    # and gating); -1: N^2 // 2 (zero_selfplay.default_play_on)
     resign_threshold: float = 0.05  # win rate; 0 never resigns; the calibration's ceiling
     resign_target: float = 0.05     # false resignations allowed (AlphaGo Zero: 5%); 0: fixed
     no_resign_fraction: float = 0.1
@@ -251,7 +253,8 @@ class ZeroRun:
         common = dict(size=cfg.size, komi=cfg.komi, move_cap=cfg.move_cap,
                       batch_size=cfg.search_batch, score_utility=cfg.score_utility,
                       resign_threshold=self.state.get("resign_threshold", cfg.resign_threshold),
-                      eps=cfg.dirichlet_eps, alpha=cfg.dirichlet_alpha)
+                      eps=cfg.dirichlet_eps, alpha=cfg.dirichlet_alpha,
+                      play_on=cfg.play_on if cfg.play_on >= 0 else default_play_on(cfg.size))
         if gating:
             return dict(common, visits=cfg.gate_visits, noise=False,
                         sampled_moves=cfg.gate_sampled_moves, no_resign_fraction=0.0,
@@ -509,6 +512,8 @@ D = ZeroConfig()
               type=click.FloatRange(0, 1))
 @click.option("--sampled-moves", default=D.sampled_moves, show_default=True,
               type=click.IntRange(-1), help="moves at temperature 1; -1: (N^2 // 12) // 2 * 2")
+@click.option("--play-on", default=D.play_on, show_default=True, type=click.IntRange(-1),
+              help="moves before which neither side passes nor resigns; -1: N^2 // 2, 0: off")
 @click.option("--resign-threshold", default=D.resign_threshold, show_default=True,
               type=click.FloatRange(0, 1), help="resign below this win rate (the start and the "
                                                 "ceiling of the calibration); 0 never")

@@ -55,6 +55,14 @@ def default_sampled_moves(size: int) -> int:
     return (size * size // 12) // 2 * 2
 
 
+def default_play_on(size: int) -> int:
+    """Moves before which a self-play game neither passes nor resigns: half the board (40 on 9x9).
+    Without it a young network that believes one colour lost (komi 7.5 decides its early games)
+    makes that colour resign or pass within a few moves, and the games, 6-10 moves long after
+    five 9x9 generations, teach nothing but the opening."""
+    return size * size // 2
+
+
 def default_alpha(size: int) -> float:
     """Dirichlet alpha scaled to the board: 0.03 on 19x19 (about 10 / legal moves)."""
     return 0.03 * 361 / (size * size)
@@ -76,6 +84,7 @@ class ZeroGamesJob:
     move_cap: int = 0                # 0: 2 N^2
     batch_size: int = 8              # leaves per network call in the search
     score_utility: float = 0.0       # NetSearchConfig.score_utility (0: the win rate alone)
+    play_on: int = 0                 # moves before which nobody passes or resigns (0: off)
     record: bool = True              # keep planes and pi (self-play); False: only the outcome
 
     def networks(self) -> set[str]:
@@ -157,6 +166,7 @@ def make_search(evaluator, job: ZeroGamesJob, seed: int) -> NetworkSearch:
                           # the networks learn from games at the job's komi: their values and
                           # scores need no move to another komi (engine.search.komi)
                           value_komi=job.komi,
+                          no_pass_before=job.play_on,
                           # the tree a game needs, with room for the subtree kept between moves
                           tree_capacity=max(20_000, 4 * job.visits * (n * n + 2)))
     return NetworkSearch(cfg, policy=evaluator, seed=seed)
@@ -182,7 +192,8 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
         result = search.search(game, color, visits=job.visits)
         sign = 1 if color == BLACK else -1
         lowest[color] = min(lowest[color], result.winrate)
-        if job.resign_threshold > 0 and result.winrate < job.resign_threshold:
+        if (job.resign_threshold > 0 and result.winrate < job.resign_threshold
+                and game.move_number >= job.play_on):
             if not no_resign:
                 resigned_by = sign
                 break
@@ -227,6 +238,6 @@ def play_zero_games(evaluators: dict, job: ZeroGamesJob) -> list[ZeroGameResult]
             s.close()
 
 
-__all__ = ["ZeroGameResult", "ZeroGamesJob", "choose_move", "default_alpha",
+__all__ = ["ZeroGameResult", "ZeroGamesJob", "choose_move", "default_alpha", "default_play_on",
            "default_sampled_moves", "play_zero_game", "play_zero_games", "visit_distribution",
            "zero_rules"]

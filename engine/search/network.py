@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from goengine.engine import board as B
+from goengine.engine.coords import PASS
 from goengine.engine.evaluator import for_size
 from goengine.engine.features import extract
 from goengine.engine.playout import playout, seed as playout_seed
@@ -72,6 +73,9 @@ class NetSearchConfig:
                                    # static score utility, 0.1 there beside a dynamic 0.3); 0: off
     score_utility_scale: float = 0.0  # points of score at which atan reaches pi/4; 0: the board
                                       # side N (KataGo's sqrt of the board area)
+    no_pass_before: int = 0        # the root's pass is pruned before this move number while
+                                   # another move is there (Zero self-play: a side whose value
+                                   # says it is lost cannot end the game in the opening)
 
 
 # ---- numba kernels ------------------------------------------------------------------------------
@@ -335,6 +339,14 @@ class NetworkSearch:
         p = t.tf[T.F_P, kids.start:kids.stop]
         t.tf[T.F_P, kids.start:kids.stop] = (1 - cfg.dirichlet_eps) * p + cfg.dirichlet_eps * noise
 
+    def _prune_root_pass(self) -> None:
+        t = self.tree
+        kids = np.arange(t.children(t.root).start, t.children(t.root).stop)
+        passes = kids[t.ti[T.I_MOVE, kids] == PASS]
+        others = kids[(t.ti[T.I_MOVE, kids] != PASS) & ((t.ti[T.I_FLAGS, kids] & T.PRUNED) == 0)]
+        if len(others):
+            t.ti[T.I_FLAGS, passes] |= T.PRUNED
+
     # ---- the steps of the run loop (engine.search.base.run) ----------------------------------
     @property
     def chunk(self) -> int:
@@ -371,6 +383,8 @@ class NetworkSearch:
         self._heads = self._value_heads(Position(st0.copy(), meta0.copy(), [
             root_hist[i].copy() for i in range(hist_len)], game.size), color)
         self._add_root_noise()
+        if game.move_number < cfg.no_pass_before:
+            self._prune_root_pass()
         self._own_acc = np.zeros(a, dtype=np.float64)
         self._own_n = 0
 
