@@ -78,8 +78,9 @@ def main(run_dir, steps, procs, threads, batch_size):
             rates[(1, wide)] = train_rate(run, replace(cfg, threads=wide), 1, steps, Path(tmp))
             print(f"1 process x {wide} thread(s): {rates[(1, wide)]:,.0f} positions/s", flush=True)
     base = rates[(counts[0], threads)]
-    for (n, t), rate in rates.items():
-        print(f"ratio {n} x {t} / {counts[0]} x {threads}: {rate / base:.2f}")
+    for (n, t), rate in list(rates.items())[1:]:
+        print(f"{n} process(es) x {t} thread(s) against {counts[0]} x {threads}: "
+              f"{rate / base:.2f}x")
 
 
 if __name__ == "__main__":
