@@ -22,16 +22,16 @@ import click
 from goengine.training.game_shards import write_atomic
 from goengine.training.zero_registry import Registry
 
-RUN_FILES = ("checkpoint.pt", "state.json", "zero_config.json", "curve.csv", "curve.png",
-             "reference.png")
+# besides state.json, which is written last
+RUN_FILES = ("checkpoint.pt", "zero_config.json", "curve.csv", "curve.png", "reference.png")
 
 
 def snapshot(run_dir: Path, out: Path, keep: set[int] = frozenset()) -> list[Path]:
     """Copy `run_dir` less its games into `out` (replacing what is there); the files written."""
     state_text = (run_dir / "state.json").read_text()
     state = json.loads(state_text)
-    if state["phase"] != "selfplay" or Registry(run_dir / "registry").rows[-1]["generation"] \
-            != state["generation"] - 1:
+    registry = Registry(run_dir / "registry")
+    if state["phase"] != "selfplay" or registry.rows[-1]["generation"] != state["generation"] - 1:
         raise click.UsageError(f"{run_dir} is in the middle of generation {state['generation']} "
                                f"({state['phase']}): snapshot it between generations")
     if (out / "games").exists():
@@ -43,13 +43,12 @@ def snapshot(run_dir: Path, out: Path, keep: set[int] = frozenset()) -> list[Pat
         write_atomic(dst, lambda tmp: shutil.copyfile(src, tmp))
         written.append(dst)
 
-    registry = Registry(run_dir / "registry")
     wanted = {registry.path(g).name for g in {state["best"], *keep}}
     for old in (out / "registry").glob("gen-*.onnx"):
         if old.name not in wanted:
             old.unlink()                      # an earlier snapshot's networks that are not kept
     for name in RUN_FILES:
-        if (run_dir / name).is_file() and name != "state.json":
+        if (run_dir / name).is_file():
             copy(run_dir / name, out / name)
     for src in sorted((run_dir / "registry").iterdir()):
         if src.is_file() and (src.suffix != ".onnx" or src.name in wanted):
