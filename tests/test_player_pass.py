@@ -160,9 +160,10 @@ def test_does_not_pass_on_an_open_board_won_only_as_it_stands(make):
 def test_judging_dead_stones_before_the_search_comes_out_of_the_move_time():
     """After the opponent's pass the dead stones are judged before the search (0.2 s on 19x19,
     more on a loaded machine): the search gets what is left of the move's time, so the move as a
-    whole keeps to it (a 2 s byo-yomi period was overrun by 0.7 s before)."""
+    whole keeps to it (a 2 s byo-yomi period was overrun by 0.7 s before). The judgement is made
+    slow (0.6 s here) so that it shows above the noise of a shared machine's clock."""
     g = _open_board_black_passes()
-    slow_judge = PlayerConfig(status_playouts=6_000, allow_resign=False)
+    slow_judge = PlayerConfig(status_playouts=20_000, allow_resign=False)
     timer = Player(MctsSearch(seed=3), slow_judge)
     t0 = time.monotonic()
     timer.judgement(g)
@@ -171,4 +172,5 @@ def test_judging_dead_stones_before_the_search_comes_out_of_the_move_time():
     player = Player(MctsSearch(seed=3), slow_judge, TimeConfig(lag_margin=0.5))
     player.genmove(g, WHITE, Clock.simple(3.0))
     planned, took, _ = player.last_timing
-    assert planned <= 2.5 - 0.8 * judging
+    # half the judgement timed alone: the one inside genmove runs on the same loaded machine
+    assert planned <= 2.5 - 0.5 * judging
