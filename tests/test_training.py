@@ -103,6 +103,25 @@ def test_eval_prints_accuracy_line_for_onnx_and_checkpoint(small_run):
         assert 0.4 < float(last[1]) <= float(last[3]) <= 1 and int(last[5]) == 300
 
 
+def test_eval_on_held_out_shards_agrees_with_the_training_run(small_run):
+    """`eval --data-dir` reads the held-out shards as the training run's evaluation does: the
+    exported policy's top-1 there is the curve's last held-out top-1 (same 600 positions)."""
+    p = run("eval", "--model", small_run / "policy.onnx", "--data-dir", small_run / "data",
+            "--max-positions", 600)
+    last = p.stdout.strip().splitlines()[-1].split()
+    rows = list(csv.DictReader((small_run / "curve.csv").open()))
+    positions = int(last[5])
+    assert 0 < positions <= 600
+    assert float(last[1]) == pytest.approx(float(rows[-1]["heldout_top1"]), abs=1.5 / positions)
+
+
+@pytest.mark.parametrize("sources", [(), ("--sgf", GAMES, "--data-dir", DATA)])
+def test_eval_wants_one_source(small_run, sources):
+    p = subprocess.run(train_cmd("eval", "--model", small_run / "policy.onnx", *sources),
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "--sgf or --data-dir" in p.stderr
+
+
 def test_eval_gives_clear_error_for_broken_model(tmp_path):
     bad = tmp_path / "broken.onnx"
     bad.write_bytes(b"\x08\x01garbage" * 10)

@@ -2,7 +2,10 @@
 collection, from an exported ONNX file or a training checkpoint.
 
     engine-train eval --model models/bundled/policy.onnx --sgf ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2
+    engine-train eval --model models/bundled/value.onnx --data-dir runs/vdata19   # held-out shards
 
+`--data-dir` reads the held-out shards a dataset build or `engine-train value-data` wrote (the
+positions and targets the training runs evaluate on), every board size in them.
 The last line is `top1 <fraction> top5 <fraction> positions <n>` (policy) or
 `mse <value> positions <n>` (value).
 """
@@ -17,7 +20,7 @@ from goengine.engine.coords import PASS, loc_to_pos
 from goengine.engine.features import FEATURE_SETS, extract
 from goengine.engine.replay import ReplayError, positions
 from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
-from goengine.training.dataset import REPLAY_RULES, outcome
+from goengine.training.dataset import REPLAY_RULES, PackedPositions, outcome, shard_sizes
 
 
 class _Model:
@@ -102,23 +105,61 @@ def evaluate_collection(model_path, sgf_paths, max_positions=20000, every=1, thr
             "skipped_games": skipped}
 
 
+def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=128,
+                    split: str = "heldout") -> dict:
+    """The same figures on the `split` shards of a dataset directory (the first `max_positions`
+    of each board size, identity symmetry, as the training runs' held-out evaluation reads them)."""
+    model = _Model(Path(model_path), threads)
+    planes = FEATURE_SETS[model.feature_set].num_planes
+    sizes = shard_sizes(data_dir, split)
+    if not sizes:
+        raise click.ClickException(f"{data_dir}: no {split} shards")
+    top1 = top5 = 0
+    sq = 0.0
+    count = 0
+    for size in sizes:
+        data = PackedPositions(data_dir, split, size, planes, limit=max_positions)
+        for start in range(0, len(data), batch):
+            x, move, z = data.batch(np.arange(start, min(start + batch, len(data))), symmetry=0)
+            out = model.run(x)
+            if model.kind == "value":
+                sq += float(np.sum((out.reshape(-1) - z) ** 2))
+            else:
+                board = out[:, :size * size]      # a Zero net's pass logit is not a move target
+                order = np.argsort(-board, axis=1)[:, :5]
+                top1 += int((order[:, 0] == move).sum())
+                top5 += int((order == move[:, None]).any(axis=1).sum())
+            count += len(z)
+    if model.kind == "value":
+        return {"mse": sq / max(count, 1), "positions": count, "skipped_games": 0}
+    return {"top1": top1 / max(count, 1), "top5": top5 / max(count, 1), "positions": count,
+            "skipped_games": 0}
+
+
 @click.command("eval")
 @click.option("--model", "model_path", required=True, type=click.Path(dir_okay=False),
               help="ONNX file or training checkpoint (.pt)")
-@click.option("--sgf", multiple=True, required=True, help="SGF file, directory or archive (repeatable)")
+@click.option("--sgf", multiple=True, help="SGF file, directory or archive (repeatable)")
+@click.option("--data-dir", type=click.Path(file_okay=False),
+              help="a dataset directory: its held-out shards instead of SGF games")
 @click.option("--max-positions", default=20000, show_default=True, type=click.IntRange(1))
 @click.option("--every", default=1, show_default=True, type=click.IntRange(1),
               help="use every k-th move of each game")
 @click.option("--threads", default=2, show_default=True, type=click.IntRange(1))
-def eval_command(model_path, sgf, max_positions, every, threads):
+def eval_command(model_path, sgf, data_dir, max_positions, every, threads):
     """Held-out accuracy of a policy (top-1/top-5) or MSE of a value net."""
     if not Path(model_path).is_file():
         raise click.BadParameter(f"{model_path}: no such file", param_hint="--model")
+    if bool(sgf) == bool(data_dir):
+        raise click.UsageError("give --sgf or --data-dir (one of them)")
+    if data_dir and not Path(data_dir).is_dir():
+        raise click.BadParameter(f"{data_dir}: no such directory", param_hint="--data-dir")
     for s in sgf:
         if not Path(s).exists():
             raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
     try:
-        r = evaluate_collection(model_path, sgf, max_positions, every, threads)
+        r = (evaluate_shards(model_path, data_dir, max_positions, threads) if data_dir
+             else evaluate_collection(model_path, sgf, max_positions, every, threads))
     except Exception as e:  # a bad model file: say so plainly
         from goengine.models.metadata import ModelError
         if isinstance(e, ModelError):
