@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import click
 import numpy as np
@@ -24,13 +25,15 @@ from goengine.engine.evaluator import Evaluation, UniformEvaluator  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
+from goengine.engine.search.network import NetworkSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training import nets  # noqa: E402
 from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
 from goengine.models.names import SIZED_MODEL_FILES  # noqa: E402
 from goengine.training.bundle import bundle_command  # noqa: E402
 from goengine.training.sprt import gate_decision  # noqa: E402
-from goengine.training.zero import ZeroConfig, ZeroRun, zero_reference_command  # noqa: E402
+from goengine.training.zero import (ZeroConfig, ZeroRun, zero_command,  # noqa: E402
+                                   zero_reference_command)
 from goengine.training.zero_reference import (GNUGO, ReferenceConfig, evaluate,  # noqa: E402
                                               reference_table)
 from goengine.training.zero_registry import Registry  # noqa: E402
@@ -83,6 +86,49 @@ def test_records_replay_with_pi_on_legal_moves_and_z_from_the_rules(tiny):
         z = r.z()
         assert (z[0::2] == r.winner).all() and (z[1::2] == -r.winner).all()
         assert all(0 <= low < 1 for low in r.min_winrate)      # each side's lowest win rate
+
+
+def test_playout_cap_randomisation_records_only_the_full_searches(tiny, monkeypatch, tmp_path):
+    """With --fast-visits a move is a full search (the job's visits, root noise) with probability
+    full_fraction, else a fast one (no noise); only the full ones are recorded, at their ply,
+    with z, ownership and score for their side to move, and the shards read them back so."""
+    searched = []
+    real = NetworkSearch.search
+
+    def spy(self, game, color, **kw):
+        searched.append((kw["visits"], self.config.dirichlet_alpha > 0, game.move_number))
+        return real(self, game, color, **kw)
+
+    monkeypatch.setattr(NetworkSearch, "search", spy)
+    job = ZeroGamesJob(pairs=[("best", "best")] * 3, size=5, komi=0.5, visits=16, seed=5,
+                       resign_threshold=0.0, fast_visits=4, full_fraction=0.3)
+    results = worker(tiny, "best").play(job)
+    assert {(v, noise) for v, noise, _ in searched} == {(16, True), (4, False)}
+    full_plies = [ply for v, _, ply in searched if v == 16]
+    assert 0.15 < len(full_plies) / len(searched) < 0.45
+    assert [int(p) for r in results for p in r.ply] == full_plies
+    for r in results:
+        n = r.size
+        assert len(r.x) == len(r.pi) == len(r.ply) <= len(r.moves)
+        assert (np.diff(r.ply) > 0).all() and (r.ply < len(r.moves)).all()
+        g = Game(n, zero_rules(r.komi))
+        recorded = dict(zip(r.ply.tolist(), range(len(r.ply))))
+        for t, pos in enumerate(r.moves):
+            if t in recorded:
+                planes = np.unpackbits(r.x[recorded[t]], count=17 * n * n).reshape(17, n, n)
+                assert (planes == extract(g, "zero17")).all()
+            g.play(g.to_play, PASS if pos == n * n else pos_to_loc(int(pos), n))
+        assert (r.z() == np.where(r.ply % 2 == 0, r.winner, -r.winner)).all()
+    shards = ZeroShards(tmp_path)
+    shards.write(results, "g0000-00000.npz", generation=0)
+    assert shards.manifest["positions"] == sum(len(r.ply) for r in results)
+    w = load_window(tmp_path, games=10)
+    assert (w.z == np.concatenate([r.z() for r in results])).all()
+    own_black = np.concatenate([np.repeat(r.own[None], len(r.ply), 0) for r in results])
+    stm = np.concatenate([np.where(r.ply % 2 == 0, 1, -1) for r in results])
+    assert (w.own == own_black * stm[:, None]).all() and (w.mask == 1).all()
+    assert w.score == pytest.approx(np.concatenate(
+        [np.where(r.ply % 2 == 0, r.score, -r.score) for r in results]))
 
 
 def test_visit_targets_are_the_root_visits():
@@ -488,3 +534,10 @@ def test_snapshot_without_games_resumes_elsewhere(tmp_path):
     again = CliRunner().invoke(zero_snapshot_command, ["--run", str(snap), "--out",
                                                        str(tmp_path / "snap2")])
     assert again.exit_code != 0 and "between generations" in again.output
+
+
+def test_fast_visits_must_be_below_the_full_searches(tmp_path):
+    result = CliRunner().invoke(zero_command, ["--out", str(tmp_path / "run"), "--size", "5",
+                                               "--visits", "16", "--fast-visits", "16"])
+    assert result.exit_code == 2 and "--fast-visits must be below --visits" in result.output
+    assert not (tmp_path / "run").exists()

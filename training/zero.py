@@ -83,6 +83,10 @@ class ZeroConfig:
     games: int = 100                # games per generation
     games_per_job: int = 4          # games a worker plays per job (one shard)
     visits: int = 100               # root visits per move (AlphaGo Zero: 1,600)
+    fast_visits: int = 0            # > 0: playout cap randomisation (KataGo): a move is a full
+                                    # search of `visits` with probability full_fraction, else a
+                                    # fast one of this many, without noise and not recorded
+    full_fraction: float = 0.25     # KataGo: 0.25 (600 / 100 visits)
     dirichlet_alpha: float = 0.0    # 0: 0.03 * 361 / N^2
     dirichlet_eps: float = 0.25
     sampled_moves: int = -1         # moves at temperature 1; -1: (N^2 // 12) // 2 * 2
@@ -260,7 +264,8 @@ class ZeroRun:
                         sampled_moves=cfg.gate_sampled_moves, no_resign_fraction=0.0,
                         record=False)
         return dict(common, visits=cfg.visits, noise=True, sampled_moves=cfg.sampled_moves,
-                    no_resign_fraction=cfg.no_resign_fraction, record=True)
+                    no_resign_fraction=cfg.no_resign_fraction, record=True,
+                    fast_visits=cfg.fast_visits, full_fraction=cfg.full_fraction)
 
     def selfplay(self) -> None:
         cfg, gen = self.cfg, self.state["generation"]
@@ -278,7 +283,7 @@ class ZeroRun:
                 self.shards.write(results, name, gen)
                 done += len(results)
                 games += len(results)
-                positions += sum(len(r.moves) for r in results)
+                positions += sum(len(r.ply) for r in results)
                 bar.update(len(results))
         bar.close()
         dt = max(time.monotonic() - t0, 1e-9)
@@ -506,6 +511,12 @@ D = ZeroConfig()
               type=click.IntRange(1), help="games per worker job (one shard)")
 @click.option("--visits", default=D.visits, show_default=True, type=click.IntRange(2),
               help="root visits per self-play move")
+@click.option("--fast-visits", default=D.fast_visits, show_default=True, type=click.IntRange(0),
+              help="playout cap randomisation: visits of the fast, unrecorded searches "
+                   "(0: off, every move a full search)")
+@click.option("--full-fraction", default=D.full_fraction, show_default=True,
+              type=click.FloatRange(0, 1, min_open=True),
+              help="with --fast-visits: the chance that a move is a full, recorded search")
 @click.option("--dirichlet-alpha", default=D.dirichlet_alpha, show_default=True,
               type=click.FloatRange(0), help="root noise alpha; 0: 0.03 * 361 / N^2")
 @click.option("--dirichlet-eps", default=D.dirichlet_eps, show_default=True,
@@ -594,6 +605,8 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
     reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads)
     if cfg.gate_min > cfg.gate_max:
         raise click.UsageError("--gate-min is above --gate-max")
+    if cfg.fast_visits >= cfg.visits:
+        raise click.UsageError("--fast-visits must be below --visits (the full searches)")
     pool = WorkerPool(workers, ray_address)
     try:
         ZeroRun(cfg, out, init, pool, resume, log=click.echo, reference=reference).run()

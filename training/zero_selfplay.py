@@ -10,10 +10,16 @@ visits (the tree kept from the previous move counts, as Leela Zero's -v), the sa
 root priors; gating jobs have none. The move is sampled in proportion to the root visits for the
 first `sampled_moves` moves (temperature 1), then it is the most visited one.
 
-The record of a self-play game: for each move, the packed zero17 planes of the position before it
+Playout cap randomisation (KataGo, `fast_visits` > 0): each move is a full search (`visits`, with
+the root noise) with probability `full_fraction`, else a fast one (`fast_visits`, no noise); only
+the full searches are recorded as training positions, while every move, fast or full, plays on
+towards the game's outcome. More games end per second of self-play, so the value target sees more
+outcomes, and the policy targets keep the full searches' quality.
+
+The record of a self-play game: for each recorded move, the packed zero17 planes of the position before it
 (side to move's view) and pi, the root's visit distribution normalised over its children (Pos order,
 pass last; the target is the visits at temperature 1 whatever move was played, as Leela Zero and
-minigo store it). z follows from the winner: the rules core's area score (Tromp-Taylor, komi) after
+minigo store it) and its move number `ply` (every move without playout cap randomisation). z follows from the winner: the rules core's area score (Tromp-Taylor, komi) after
 two passes or at the move cap, or the resignation. A game played out (two passes or the move cap)
 also records the final area ownership of every point and its score, the auxiliary heads' targets
 (docs/algorithms.md §4.6); a resigned game has no final position and records none.
@@ -29,7 +35,7 @@ which never load torch.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -86,6 +92,9 @@ class ZeroGamesJob:
     score_utility: float = 0.0       # NetSearchConfig.score_utility (0: the win rate alone)
     play_on: int = 0                 # moves before which nobody passes or resigns (0: off)
     record: bool = True              # keep planes and pi (self-play); False: only the outcome
+    fast_visits: int = 0             # > 0: playout cap randomisation, fast searches of this many
+                                     # visits (KataGo: 100 beside 600), not recorded; 0: off
+    full_fraction: float = 0.25      # the chance that a move is a full, recorded search (KataGo)
 
     def networks(self) -> set[str]:
         """The networks a worker must hold to play this job (training.workers)."""
@@ -111,6 +120,8 @@ class ZeroGameResult:
     min_winrate: tuple = (1.0, 1.0)  # (black, white): each one's lowest search win rate
     evaluations: int = 0             # positions the network evaluated for this game's searches
     x: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint8))  # packed planes
+    ply: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))  # int16[P]: the move
+                                     # number of each recorded position (Black moves at even ones)
     pi: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # [T, N*N+1]
     own: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # int8[N*N]: the final
                                      # area owner, +1 black, -1 white, 0 neutral; empty if resigned
@@ -121,8 +132,8 @@ class ZeroGameResult:
         return self.would_resign != 0 and self.would_resign == self.winner
 
     def z(self) -> np.ndarray:
-        """float32[T]: the outcome from the view of the side to move at each recorded move."""
-        sign = np.where(np.arange(len(self.moves)) % 2 == 0, 1, -1)   # black moves first
+        """float32[P]: the outcome from the view of the side to move at each recorded move."""
+        sign = np.where(self.ply % 2 == 0, 1, -1)   # black moves first (no handicap)
         return (self.winner * sign).astype(np.float32)
 
     def z_for(self, name: str) -> int:
@@ -182,30 +193,41 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
     sampled_moves = job.sampled_moves if job.sampled_moves >= 0 else default_sampled_moves(n)
     no_resign = bool(rng.random() < job.no_resign_fraction)
     planes = np.zeros((FEATURE_SETS[ZERO_FEATURES].num_planes, n, n), dtype=np.uint8)
-    moves, xs, pis = [], [], []
+    moves, xs, pis, plies = [], [], [], []
     would_resign, resigned_by = 0, 0
     lowest = {BLACK: 1.0, WHITE: 1.0}
     evaluations = sum(s.evaluations for s in searches.values())
-    while not game.is_over() and game.move_number < cap:
-        color = game.to_play
-        search = searches[black if color == BLACK else white]
-        result = search.search(game, color, visits=job.visits)
-        sign = 1 if color == BLACK else -1
-        lowest[color] = min(lowest[color], result.winrate)
-        if (job.resign_threshold > 0 and result.winrate < job.resign_threshold
-                and game.move_number >= job.play_on):
-            if not no_resign:
-                resigned_by = sign
-                break
-            would_resign = would_resign or sign
-        pi = visit_distribution(result, n)
-        if job.record:
-            extract_into(game, ZERO_FEATURES, planes)
-            xs.append(np.packbits(planes.reshape(-1)))
-            pis.append(pi)
-        pos = choose_move(pi, game.move_number < sampled_moves, rng)
-        game.play(color, PASS if pos == n * n else pos_to_loc(pos, n))
-        moves.append(pos)
+    # playout cap randomisation: the full searches' settings, and the fast ones' without root
+    # noise; the full ones are put back when the game ends (the next game starts from them)
+    configs = {id(s): (s.config, replace(s.config, dirichlet_alpha=0.0))
+               for s in searches.values()}
+    try:
+        while not game.is_over() and game.move_number < cap:
+            color = game.to_play
+            search = searches[black if color == BLACK else white]
+            full = job.fast_visits <= 0 or rng.random() < job.full_fraction
+            search.config = configs[id(search)][0 if full else 1]
+            result = search.search(game, color, visits=job.visits if full else job.fast_visits)
+            sign = 1 if color == BLACK else -1
+            lowest[color] = min(lowest[color], result.winrate)
+            if (job.resign_threshold > 0 and result.winrate < job.resign_threshold
+                    and game.move_number >= job.play_on):
+                if not no_resign:
+                    resigned_by = sign
+                    break
+                would_resign = would_resign or sign
+            pi = visit_distribution(result, n)
+            if job.record and full:
+                extract_into(game, ZERO_FEATURES, planes)
+                xs.append(np.packbits(planes.reshape(-1)))
+                pis.append(pi)
+                plies.append(game.move_number)
+            pos = choose_move(pi, game.move_number < sampled_moves, rng)
+            game.play(color, PASS if pos == n * n else pos_to_loc(pos, n))
+            moves.append(pos)
+    finally:
+        for s in searches.values():
+            s.config = configs[id(s)][0]
     own = np.zeros(0, np.int8)
     if resigned_by:
         winner, score = -resigned_by, float("nan")
@@ -221,6 +243,7 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
     if job.record:      # a game resigned at its first move records no position: [0, ...]
         r.x = np.stack(xs) if xs else np.zeros((0, (planes.size + 7) // 8), np.uint8)
         r.pi = np.stack(pis) if pis else np.zeros((0, n * n + 1), np.float32)
+        r.ply = np.asarray(plies, dtype=np.int16)
     return r
 
 

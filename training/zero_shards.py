@@ -12,8 +12,10 @@ Layout of a shard (np.savez_compressed; P positions, G games):
 | x            | uint8   | [P, L]     | packed zero17 planes before each recorded move          |
 | pi           | float16 | [P, N*N+1] | root visit distribution (Pos order, pass last)          |
 | z            | int8    | [P]        | outcome for the side to move: +1, -1, 0 (draw)          |
+| ply          | int16   | [P]        | the move number of each position in its game            |
+| poffsets     | int64   | [G+1]      | game g's positions are [poffsets[g], poffsets[g+1])     |
 | moves        | int16   | [M]        | every game's moves, concatenated (Pos, pass = N*N)      |
-| offsets      | int64   | [G+1]      | game g's moves (and positions) are [offsets[g], offsets[g+1]) |
+| offsets      | int64   | [G+1]      | game g's moves are [offsets[g], offsets[g+1])           |
 | winner       | int8    | [G]        | +1 black, -1 white, 0 draw                              |
 | score        | float32 | [G]        | area score with komi, nan for a resignation             |
 | own          | int8    | [G, N*N]   | final area owner: +1 black, -1 white, 0 neutral (or resigned) |
@@ -21,10 +23,11 @@ Layout of a shard (np.savez_compressed; P positions, G games):
 | would_resign | int8    | [G]        | in no-resign games, the colour that would have resigned |
 | min_winrate  | float32 | [G, 2]     | black's and white's lowest search win rate in the game  |
 
-Every self-play game records every move, so positions and moves share the offsets. The auxiliary
-heads' targets are stored once per game (`own`, `score`, Black's view) and turned to each
-position's side to move when read (`stm_targets`); a resigned game's positions, and those of
-shards written before `own` existed, carry mask 0. A killed run
+Without playout cap randomisation every move is a position (ply 0, 1, 2, ... and poffsets equal
+to offsets); with it only the full searches are (training.zero_selfplay). Shards written before
+`ply` existed recorded every move. The auxiliary heads' targets are stored once per game (`own`,
+`score`, Black's view) and turned to each position's side to move when read (`stm_targets`); a
+resigned game's positions, and those of shards written before `own` existed, carry mask 0. A killed run
 loses at most the shard being written: the manifest lists only shards written whole, and a file
 missing from it is written again under the same name.
 """
@@ -63,10 +66,13 @@ class ZeroShards:
         if not results:
             return
         lengths = [len(r.moves) for r in results]
+        recorded = [len(r.ply) for r in results]
         arrays = dict(
             x=np.concatenate([r.x for r in results]),
             pi=np.concatenate([r.pi for r in results]).astype(np.float16),
             z=np.concatenate([r.z() for r in results]).astype(np.int8),
+            ply=np.concatenate([r.ply for r in results]).astype(np.int16),
+            poffsets=np.concatenate([[0], np.cumsum(recorded)]).astype(np.int64),
             moves=np.concatenate([r.moves for r in results]).astype(np.int16),
             offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
             winner=np.asarray([r.winner for r in results], dtype=np.int8),
@@ -84,7 +90,7 @@ class ZeroShards:
 
         write_atomic(self.dir / name, write_shard)
         shards = [s for s in self.manifest["shards"] if s["file"] != name]
-        shards.append({"file": name, "games": len(results), "positions": int(sum(lengths)),
+        shards.append({"file": name, "games": len(results), "positions": int(sum(recorded)),
                        "generation": generation})
         self.manifest["shards"] = shards
         self.manifest["games"] = sum(s["games"] for s in shards)
@@ -104,15 +110,27 @@ class Window:
     mask: np.ndarray    # float32[P]: 1 where the game was played out (own and score are known)
 
 
-def stm_targets(own_black: np.ndarray, score: np.ndarray, resigned: np.ndarray,
-                offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each position's auxiliary targets from its game's final ownership int8[G, N*N] and score
-    float32[G] (Black's view): (own int8[P, N*N], score float32[P], mask float32[P]) for the side
-    to move, Black moving at even positions of a game (the games have no handicap), mask 0 in
-    resigned games."""
+def positions_of(shard) -> tuple[np.ndarray, np.ndarray]:
+    """(game int64[P], ply int64[P]): each position's game in the shard and its move number there;
+    shards from before `ply` recorded every move."""
+    if "ply" in shard.files:
+        offsets, ply = shard["poffsets"], shard["ply"].astype(np.int64)
+    else:
+        offsets = shard["offsets"]
+        ply = None
     lengths = np.diff(offsets)
     game = np.repeat(np.arange(len(lengths)), lengths)
-    sign = np.where((np.arange(offsets[-1]) - offsets[game]) % 2 == 0, 1, -1)
+    if ply is None:
+        ply = np.arange(offsets[-1]) - offsets[game]
+    return game, ply
+
+
+def stm_targets(own_black: np.ndarray, score: np.ndarray, resigned: np.ndarray,
+                game: np.ndarray, ply: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each position's auxiliary targets from its game's final ownership int8[G, N*N] and score
+    float32[G] (Black's view): (own int8[P, N*N], score float32[P], mask float32[P]) for the side
+    to move, Black moving at even plies (the games have no handicap), mask 0 in resigned games."""
+    sign = np.where(ply % 2 == 0, 1, -1)
     played = ~resigned[game]
     own = (own_black[game] * (sign * played)[:, None]).astype(np.int8)
     return own, np.where(played, sign * score[game], 0.0).astype(np.float32), \
@@ -139,7 +157,7 @@ def load_window(out_dir, games: int) -> Window | None:
             zs.append(a["z"].astype(np.float32))
             npts = a["pi"].shape[1] - 1
             if "own" in a.files:
-                aux.append(stm_targets(a["own"], a["score"], a["resigned"], a["offsets"]))
+                aux.append(stm_targets(a["own"], a["score"], a["resigned"], *positions_of(a)))
             else:       # written before the auxiliary targets: none to train on
                 p = len(a["z"])
                 aux.append((np.zeros((p, npts), np.int8), np.zeros(p, np.float32),
@@ -189,5 +207,5 @@ def calibrated_threshold(out_dir, games: int, target: float, cap: float,
     return float(min(cap, np.quantile(lows, target)))
 
 
-__all__ = ["Window", "ZeroShards", "calibrated_threshold", "load_window", "resignation_stats",
-           "stm_targets"]
+__all__ = ["Window", "ZeroShards", "calibrated_threshold", "load_window", "positions_of",
+           "resignation_stats", "stm_targets"]
