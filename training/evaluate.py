@@ -5,7 +5,8 @@ collection, from an exported ONNX file or a training checkpoint.
     engine-train eval --model models/bundled/value.onnx --data-dir runs/vdata19   # held-out shards
 
 `--data-dir` reads the held-out shards a dataset build or `engine-train value-data` wrote (the
-positions and targets the training runs evaluate on), every board size in them.
+positions and targets the training runs evaluate on), every board size in them (a line for each
+size before the last line when there are several).
 The last line is `top1 <fraction> top5 <fraction> positions <n>` (policy) or
 `mse <value> positions <n>` (value).
 """
@@ -117,7 +118,9 @@ def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=
     top1 = top5 = 0
     sq = 0.0
     count = 0
+    by_size = {}
     for size in sizes:
+        before = (top1, sq, count)
         data = PackedPositions(data_dir, split, size, planes, limit=max_positions)
         for start in range(0, len(data), batch):
             x, move, z = data.batch(np.arange(start, min(start + batch, len(data))), symmetry=0)
@@ -130,10 +133,14 @@ def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=
                 top1 += int((order[:, 0] == move).sum())
                 top5 += int((order == move[:, None]).any(axis=1).sum())
             count += len(z)
+        n = count - before[2]
+        by_size[size] = ({"mse": (sq - before[1]) / n} if model.kind == "value"
+                         else {"top1": (top1 - before[0]) / n}) | {"positions": n}
     if model.kind == "value":
-        return {"mse": sq / max(count, 1), "positions": count, "skipped_games": 0}
+        return {"mse": sq / max(count, 1), "positions": count, "skipped_games": 0,
+                "by_size": by_size}
     return {"top1": top1 / max(count, 1), "top5": top5 / max(count, 1), "positions": count,
-            "skipped_games": 0}
+            "skipped_games": 0, "by_size": by_size}
 
 
 @click.command("eval")
@@ -165,6 +172,10 @@ def eval_command(model_path, sgf, data_dir, max_positions, every, threads):
         if isinstance(e, ModelError):
             raise click.ClickException(str(e))
         raise
+    for size, m in r.get("by_size", {}).items():
+        if len(r["by_size"]) > 1:
+            click.echo(f"{size}x{size}: " + " ".join(
+                f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
     if "mse" in r:
         click.echo(f"mse {r['mse']:.4f} positions {r['positions']}")
     else:
