@@ -24,6 +24,27 @@ from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filte
 from goengine.training.dataset import REPLAY_RULES, PackedPositions, outcome, shard_sizes
 
 
+def _score(model, x: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """[top-1 hits, top-5 hits, squared error, positions] of one batch of planes x [B, C, N, N]
+    against its targets (the move's Pos for a policy or Zero net, z for a value net)."""
+    out = model.run(x)
+    if model.kind == "value":
+        return np.array([0, 0, float(np.sum((out.reshape(-1) - targets) ** 2)), len(x)])
+    board = out[:, :x.shape[-1] * x.shape[-2]]      # a Zero net's pass logit is no move target
+    order = np.argsort(-board, axis=1)[:, :5]
+    return np.array([(order[:, 0] == targets).sum(), (order == targets[:, None]).any(axis=1).sum(),
+                     0.0, len(x)])
+
+
+def _figures(kind: str, tally: np.ndarray, **extra) -> dict:
+    top1, top5, sq, count = tally
+    count = int(count)
+    if kind == "value":
+        return {"mse": sq / max(count, 1), "positions": count, **extra}
+    return {"top1": top1 / max(count, 1), "top5": top5 / max(count, 1), "positions": count,
+            **extra}
+
+
 class _Model:
     """Runs planes [B, C, N, N] through an ONNX file or a torch checkpoint."""
 
@@ -57,24 +78,13 @@ def evaluate_collection(model_path, sgf_paths, max_positions=20000, every=1, thr
     read, filt = ReadStats(), FilterStats()
     filters = filters or FilterConfig(sizes=None, require_result=model.kind == "value")
     xs, targets = [], []
-    top1 = top5 = 0
-    sq = 0.0
-    count = 0
+    tally = np.zeros(4)           # top-1 hits, top-5 hits, squared error, positions
     skipped = 0
 
     def flush():
-        nonlocal top1, top5, sq, count
         if not xs:
             return
-        out = model.run(np.stack(xs).astype(np.float32))
-        if model.kind in ("policy", "zero"):
-            for o, t in zip(out, targets):
-                order = np.argsort(-o[: o.shape[0] - (1 if model.kind == "zero" else 0)])[:5]
-                top1 += int(order[0] == t)
-                top5 += int(t in order)
-        else:
-            sq += float(np.sum((out.reshape(-1) - np.array(targets)) ** 2))
-        count += len(xs)
+        tally[:] += _score(model, np.stack(xs).astype(np.float32), np.asarray(targets))
         xs.clear()
         targets.clear()
 
@@ -91,19 +101,16 @@ def evaluate_collection(model_path, sgf_paths, max_positions=20000, every=1, thr
                                    else outcome(record, color))
                     if len(xs) >= batch:
                         flush()
-                    if count + len(xs) >= max_positions:
+                    if int(tally[3]) + len(xs) >= max_positions:
                         break
             except ReplayError:
                 skipped += 1
-            if count + len(xs) >= max_positions:
+            if int(tally[3]) + len(xs) >= max_positions:
                 break
-        if count + len(xs) >= max_positions:
+        if int(tally[3]) + len(xs) >= max_positions:
             break
     flush()
-    if model.kind == "value":
-        return {"mse": sq / max(count, 1), "positions": count, "skipped_games": skipped}
-    return {"top1": top1 / max(count, 1), "top5": top5 / max(count, 1), "positions": count,
-            "skipped_games": skipped}
+    return _figures(model.kind, tally, skipped_games=skipped)
 
 
 def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=128,
@@ -115,32 +122,15 @@ def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=
     sizes = shard_sizes(data_dir, split)
     if not sizes:
         raise click.ClickException(f"{data_dir}: no {split} shards")
-    top1 = top5 = 0
-    sq = 0.0
-    count = 0
-    by_size = {}
+    tallies = {}
     for size in sizes:
-        before = (top1, sq, count)
         data = PackedPositions(data_dir, split, size, planes, limit=max_positions)
+        tallies[size] = np.zeros(4)
         for start in range(0, len(data), batch):
             x, move, z = data.batch(np.arange(start, min(start + batch, len(data))), symmetry=0)
-            out = model.run(x)
-            if model.kind == "value":
-                sq += float(np.sum((out.reshape(-1) - z) ** 2))
-            else:
-                board = out[:, :size * size]      # a Zero net's pass logit is not a move target
-                order = np.argsort(-board, axis=1)[:, :5]
-                top1 += int((order[:, 0] == move).sum())
-                top5 += int((order == move[:, None]).any(axis=1).sum())
-            count += len(z)
-        n = count - before[2]
-        by_size[size] = ({"mse": (sq - before[1]) / n} if model.kind == "value"
-                         else {"top1": (top1 - before[0]) / n}) | {"positions": n}
-    if model.kind == "value":
-        return {"mse": sq / max(count, 1), "positions": count, "skipped_games": 0,
-                "by_size": by_size}
-    return {"top1": top1 / max(count, 1), "top5": top5 / max(count, 1), "positions": count,
-            "skipped_games": 0, "by_size": by_size}
+            tallies[size] += _score(model, x, z if model.kind == "value" else move)
+    by_size = {size: _figures(model.kind, t) for size, t in tallies.items()}
+    return _figures(model.kind, sum(tallies.values()), skipped_games=0, by_size=by_size)
 
 
 @click.command("eval")
@@ -172,8 +162,8 @@ def eval_command(model_path, sgf, data_dir, max_positions, every, threads):
         if isinstance(e, ModelError):
             raise click.ClickException(str(e))
         raise
-    for size, m in r.get("by_size", {}).items():
-        if len(r["by_size"]) > 1:
+    if len(r.get("by_size", {})) > 1:
+        for size, m in r["by_size"].items():
             click.echo(f"{size}x{size}: " + " ".join(
                 f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
     if "mse" in r:
