@@ -18,6 +18,7 @@ from tests.training_games import FIXTURE as GAMES, sgf_collection
 
 DATA = Path(__file__).parent / "data"
 KGS_FIXTURES = DATA / "kgs"
+CALIBRATION = DATA / "games" / "tygem9d-2015-05"     # 19x19 games, as int8 calibration reads
 # the options that keep the diagonal games (9x9, unranked players)
 GAME_FILTERS = ("--sizes", 9, "--min-rank", "")
 
@@ -164,6 +165,25 @@ def test_bundle_exports_with_checksums_and_heldout_figures(small_run, tmp_path):
     import onnx
     props = {p.key: p.value for p in onnx.load(out / "policy.onnx").metadata_props}
     assert float(props["heldout_top1"]) == pytest.approx(entry["heldout"]["top1"], abs=1e-4)
+
+
+def test_bundle_int8_twins_only_the_networks_it_bundles(small_run, tmp_path):
+    """Bundling one network with --int8 leaves the other bundled networks' files as they were;
+    --int8 alone twins every bundled network."""
+    out = tmp_path / "bundled"
+    run("bundle", "--policy", small_run, "--out-dir", out)
+    index = json.loads((out / "MODELS.json").read_text())
+    # a second bundled network (the policy's file will do: quantization reads its feature set)
+    (out / "value.onnx").write_bytes((out / "policy.onnx").read_bytes())
+    index["value"] = {"file": "value.onnx"}
+    (out / "MODELS.json").write_text(json.dumps(index))
+    run("bundle", "--policy", small_run, "--int8", CALIBRATION, "--out-dir", out)
+    index = json.loads((out / "MODELS.json").read_text())
+    assert (out / "policy.int8.onnx").is_file() and "int8" in index["policy"]
+    assert not (out / "value.int8.onnx").exists() and "int8" not in index["value"]
+    run("bundle", "--int8", CALIBRATION, "--out-dir", out)
+    index = json.loads((out / "MODELS.json").read_text())
+    assert (out / "value.int8.onnx").is_file() and index["value"]["int8"]["file"] == "value.int8.onnx"
 
 
 def test_no_game_left_is_a_clear_error(tmp_path):

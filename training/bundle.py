@@ -17,9 +17,10 @@ network of the run's board size (`models/bundled/zero-9x9.onnx`, models.names'
 SIZED_MODEL_FILES), with its int8 twin calibrated on the run's newest self-play games, and lists
 it with the run's registry row and its reference matches (against GNU Go) in MODELS.json.
 
-`--int8 GAMES` also writes the int8 twin of every bundled network (`<kind>.int8.onnx`,
-training.quantize, calibrated on GAMES), with its held-out figures under the kind's `int8` entry;
-the engine loads the twin on a CPU (engine-gtp --model-precision).
+`--int8 GAMES` also writes the int8 twin (`<kind>.int8.onnx`, training.quantize, calibrated on
+GAMES) of each network the call bundles, or of every bundled network when it names none, with its
+held-out figures under the kind's `int8` entry; the engine loads the twin on a CPU (engine-gtp
+--model-precision).
 """
 from __future__ import annotations
 
@@ -139,14 +140,18 @@ def bundle_command(policy_run, value_run, zero_run, heldout, positions, calibrat
     out.mkdir(parents=True, exist_ok=True)
     index_path = out / "MODELS.json"
     index = json.loads(index_path.read_text()) if index_path.exists() else {}
-    for kind, run in (("policy", policy_run), ("value", value_run), ("zero", zero_run)):
+    runs = {"policy": policy_run, "value": value_run, "zero": zero_run}
+    for kind, run in runs.items():
         if run is None:
             continue
         entry = bundle_run(kind, Path(run), out, heldout, positions)
         index[kind] = entry
         click.echo(f"{kind}: {entry['file']} step {entry['training']['step']} "
                    f"held-out {entry['heldout']}")
-    for kind in ("policy", "value", "zero"):
+    # The twins of the networks this call bundles; of every bundled one when it bundles none,
+    # so that bundling one network leaves the others' files and figures as they were.
+    twins = [k for k, run in runs.items() if run is not None] or list(runs)
+    for kind in twins:
         if calibration and kind in index and (out / MODEL_FILES[kind]).exists():
             index[kind]["int8"] = bundle_int8(kind, out, calibration, heldout, positions)
             click.echo(f"{kind}: {index[kind]['int8']['file']} held-out "
