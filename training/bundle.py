@@ -125,8 +125,9 @@ def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tu
               help="SGF collection never trained on, for the figures")
 @click.option("--positions", default=20000, show_default=True, type=click.IntRange(1))
 @click.option("--int8", "calibration", type=click.Path(exists=True), default=None,
-              help="also write each bundled network's int8 twin, calibrated on these games "
-                   "(not the held-out ones)")
+              help="also write the int8 twin of each network this call bundles (of every "
+                   "bundled one when it names none), calibrated on these games (not the "
+                   "held-out ones)")
 @click.option("--zero-size", "zero_size_run", type=click.Path(file_okay=False, exists=True),
               default=None, help="a Zero loop run (engine-train zero --out) whose network "
                                  "becomes the bundled one of its board size (zero-9x9.onnx)")
