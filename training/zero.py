@@ -87,6 +87,8 @@ class ZeroConfig:
                                     # search of `visits` with probability full_fraction, else a
                                     # fast one of this many, without noise and not recorded
     full_fraction: float = 0.25     # KataGo: 0.25 (600 / 100 visits)
+    forced_playouts: float = 0.0    # > 0: forced playouts sqrt(k P N) at the noised root and
+                                    # policy target pruning (KataGo: k = 2); 0: off
     dirichlet_alpha: float = 0.0    # 0: 0.03 * 361 / N^2
     dirichlet_eps: float = 0.25
     sampled_moves: int = -1         # moves at temperature 1; -1: (N^2 // 12) // 2 * 2
@@ -265,7 +267,8 @@ class ZeroRun:
                         record=False)
         return dict(common, visits=cfg.visits, noise=True, sampled_moves=cfg.sampled_moves,
                     no_resign_fraction=cfg.no_resign_fraction, record=True,
-                    fast_visits=cfg.fast_visits, full_fraction=cfg.full_fraction)
+                    fast_visits=cfg.fast_visits, full_fraction=cfg.full_fraction,
+                    forced_playouts=cfg.forced_playouts)
 
     def selfplay(self) -> None:
         cfg, gen = self.cfg, self.state["generation"]
@@ -517,6 +520,10 @@ D = ZeroConfig()
 @click.option("--full-fraction", default=D.full_fraction, show_default=True,
               type=click.FloatRange(0, 1, min_open=True),
               help="with --fast-visits: the chance that a move is a full, recorded search")
+@click.option("--forced-playouts", default=D.forced_playouts, show_default=True,
+              type=click.FloatRange(0),
+              help="k of KataGo's forced playouts sqrt(k P N) at the noised self-play root, "
+                   "pruned from the policy target (KataGo: 2; 0: off)")
 @click.option("--dirichlet-alpha", default=D.dirichlet_alpha, show_default=True,
               type=click.FloatRange(0), help="root noise alpha; 0: 0.03 * 361 / N^2")
 @click.option("--dirichlet-eps", default=D.dirichlet_eps, show_default=True,

@@ -95,6 +95,8 @@ class ZeroGamesJob:
     fast_visits: int = 0             # > 0: playout cap randomisation, fast searches of this many
                                      # visits (KataGo: 100 beside 600), not recorded; 0: off
     full_fraction: float = 0.25      # the chance that a move is a full, recorded search (KataGo)
+    forced_playouts: float = 0.0     # > 0: KataGo's forced playouts and policy target pruning in
+                                     # the noised (full) searches, k of sqrt(k P N) (KataGo: 2)
 
     def networks(self) -> set[str]:
         """The networks a worker must hold to play this job (training.workers)."""
@@ -149,13 +151,13 @@ class ZeroGameResult:
 
 
 def visit_distribution(result, n: int) -> np.ndarray:
-    """float32[N*N+1]: the root children's visits (Pos order, pass last), normalised; the priors
-    when no child has a visit."""
+    """float32[N*N+1]: the root children's visits (Pos order, pass last; with forced playouts,
+    the pruned ones), normalised; the priors when no child has a visit."""
     pi = np.zeros(n * n + 1, dtype=np.float64)
     prior = np.zeros_like(pi)
     for s in result.moves:
         pos = n * n if s.move == PASS else loc_to_pos(s.move, n)
-        pi[pos] = s.visits
+        pi[pos] = s.visits if s.target_visits is None else s.target_visits
         prior[pos] = s.prior
     if pi.sum() <= 0:
         pi = prior
@@ -178,6 +180,7 @@ def make_search(evaluator, job: ZeroGamesJob, seed: int) -> NetworkSearch:
                           # scores need no move to another komi (engine.search.komi)
                           value_komi=job.komi,
                           no_pass_before=job.play_on,
+                          forced_k=job.forced_playouts if job.noise else 0.0,
                           # the tree a game needs, with room for the subtree kept between moves
                           tree_capacity=max(20_000, 4 * job.visits * (n * n + 2)))
     return NetworkSearch(cfg, policy=evaluator, seed=seed)
@@ -198,8 +201,9 @@ def play_zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
     lowest = {BLACK: 1.0, WHITE: 1.0}
     evaluations = sum(s.evaluations for s in searches.values())
     # playout cap randomisation: the full searches' settings, and the fast ones' without root
-    # noise; the full ones are put back when the game ends (the next game starts from them)
-    configs = {id(s): (s.config, replace(s.config, dirichlet_alpha=0.0))
+    # noise (nor forced playouts); the full ones are put back when the game ends (the next game
+    # starts from them)
+    configs = {id(s): (s.config, replace(s.config, dirichlet_alpha=0.0, forced_k=0.0))
                for s in searches.values()}
     try:
         while not game.is_over() and game.move_number < cap:

@@ -73,6 +73,9 @@ class NetSearchConfig:
                                    # static score utility, 0.1 there beside a dynamic 0.3); 0: off
     score_utility_scale: float = 0.0  # points of score at which atan reaches pi/4; 0: the board
                                       # side N (KataGo's sqrt of the board area)
+    forced_k: float = 0.0          # Zero self-play: KataGo's forced playouts at the root,
+                                   # sqrt(k P N) per child (KataGo: 2), taken back from the
+                                   # policy target (`pruned_root_visits`); 0: off
     no_pass_before: int = 0        # the root's pass is pruned before this move number while
                                    # another move is there (Zero self-play: a side whose value
                                    # says it is lost cannot end the game in the opening)
@@ -81,8 +84,9 @@ class NetSearchConfig:
 # ---- numba kernels ------------------------------------------------------------------------------
 
 @njit(cache=True)
-def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init):
-    """Walk from the root to a leaf by PUCT; add virtual loss along the path; return its length."""
+def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init, k_forced):
+    """Walk from the root to a leaf by PUCT (at the root, a child short of its forced playouts
+    first when k_forced > 0); add virtual loss along the path; return its length."""
     node = tm[T.T_ROOT]
     length = 0
     path[length] = node
@@ -91,7 +95,11 @@ def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init):
         c = c_puct
         if use_az:
             c = np.log((1.0 + ti[T.I_N, node] + c_base) / c_base) + c_init
-        ch = T.select_child(ti, tf, node, c, lam, fpu, 0.0)
+        ch = -1
+        if k_forced > 0.0 and length == 1:
+            ch = T.forced_child(ti, tf, node, k_forced)
+        if ch < 0:
+            ch = T.select_child(ti, tf, node, c, lam, fpu, 0.0)
         if ch < 0:
             break
         node = ch
@@ -444,7 +452,7 @@ class NetworkSearch:
         seen = set()
         for i in range(want):
             length = descend(t.ti, t.tf, t.tm, path, cfg.c_puct, lam, cfg.fpu, cfg.n_vl,
-                             cfg.use_alphazero_c, cfg.c_base, cfg.c_init)
+                             cfg.use_alphazero_c, cfg.c_base, cfg.c_init, cfg.forced_k)
             p = path[:length].copy()
             leaf = int(p[-1])
             st, meta = st0.copy(), meta0.copy()
@@ -546,6 +554,19 @@ class NetworkSearch:
             self._own_acc += own
         return z
 
+    def _prune_target(self, res: SearchResult) -> None:
+        """Policy target pruning: each root move's `target_visits`, its visits less the forced
+        playouts that PUCT alone would not have given it (tree.pruned_visits)."""
+        cfg, t = self.config, self.tree
+        root = t.root
+        c = cfg.c_puct
+        if cfg.use_alphazero_c:
+            c = np.log((1.0 + t.ti[T.I_N, root] + cfg.c_base) / cfg.c_base) + cfg.c_init
+        kept = T.pruned_visits(t.ti, t.tf, root, c, self._lam, cfg.forced_k)
+        first = int(t.ti[T.I_FIRST, root])
+        for stat in res.moves:
+            stat.target_visits = int(kept[T.find_child(t.ti, root, stat.move) - first])
+
     def close(self) -> None:
         """Stop the rollout helper threads (they are daemons: a process may also just exit)."""
         for h in self._helpers:
@@ -570,6 +591,8 @@ class NetworkSearch:
                              ownership_black=own if head_own is None else head_own,
                              simulations=ran, elapsed=elapsed,
                              lam=1.0 if self._utility else self._lam, komi=game.komi)
+        if self.config.forced_k > 0:
+            self._prune_target(res)
         if head_lead is not None:     # learned with value_komi: moved to the game's komi
             res.score_lead_black = head_lead + self.config.value_komi - game.komi
         if self._utility:     # the value's sums are the rollouts' here: report them as the value's

@@ -24,6 +24,8 @@ class MoveStat:
     pv: list = field(default_factory=list)
     value_winrate: float | None = None    # value network part (AlphaGo search)
     rollout_winrate: float | None = None  # rollout part (AlphaGo search)
+    target_visits: int | None = None      # the visits a self-play policy target counts, with
+                                          # the forced playouts pruned; None: `visits`
 
 
 @dataclass

@@ -178,6 +178,72 @@ def select_child(ti, tf, node, c_puct, lam, fpu, rave_k):
 
 
 @njit(cache=True)
+def forced_child(ti, tf, node, k_forced):
+    """KataGo's forced playouts (Wu 2019, §3.1): the child of `node` furthest below its forced
+    visits sqrt(k_forced P N_children), or -1 when every child has its share. Used at the root
+    of a noised self-play search, so that a move the noise found is searched deep enough for
+    its value to show."""
+    first = ti[I_FIRST, node]
+    k = ti[I_NCHILD, node]
+    total = 0
+    for i in range(k):
+        total += ti[I_N, first + i] + ti[I_VL, first + i]
+    best = -1
+    best_gap = 0.0
+    for i in range(k):
+        ch = first + i
+        if ti[I_FLAGS, ch] & PRUNED:
+            continue
+        gap = np.sqrt(k_forced * tf[F_P, ch] * total) - (ti[I_N, ch] + ti[I_VL, ch])
+        if gap > best_gap:
+            best_gap = gap
+            best = ch
+    return best
+
+
+@njit(cache=True)
+def pruned_visits(ti, tf, node, c_puct, lam, k_forced):
+    """KataGo's policy target pruning: int64[children of `node`], the visits with the forced
+    playouts taken back. Every child but the most visited one loses visits, at most its forced
+    number sqrt(k_forced P N), as long as its PUCT score stays below the best child's with them
+    gone; a child left with one visit is dropped. The best child keeps its visits."""
+    first = ti[I_FIRST, node]
+    k = ti[I_NCHILD, node]
+    out = np.zeros(k, dtype=np.int64)
+    total = 0
+    best = -1
+    for i in range(k):
+        ch = first + i
+        if ti[I_FLAGS, ch] & PRUNED:
+            continue
+        out[i] = ti[I_N, ch]
+        total += ti[I_N, ch]
+        if best < 0 or out[i] > out[best]:
+            best = i
+    if best < 0 or total == 0:
+        return out
+    sq = np.sqrt(total)
+    b = first + best
+    best_score = node_q(ti, tf, b, lam) + c_puct * tf[F_P, b] * sq / (1.0 + out[best])
+    for i in range(k):
+        n = out[i]
+        if i == best or n == 0:
+            continue
+        ch = first + i
+        q = node_q(ti, tf, ch, lam)
+        forced = np.sqrt(k_forced * tf[F_P, ch] * total)
+        # the fewest visits m >= n - forced with q + c P sq / (1 + m) < best_score
+        room = best_score - q
+        if room <= 0.0:
+            continue
+        m = int(np.floor(c_puct * tf[F_P, ch] * sq / room - 1.0)) + 1
+        m = max(m, int(np.ceil(n - forced)), 0)
+        if m < n:
+            out[i] = 0 if m <= 1 else m
+    return out
+
+
+@njit(cache=True)
 def add_virtual_loss(ti, path, length, n_vl):
     for i in range(length):
         ti[I_VL, path[i]] += n_vl
