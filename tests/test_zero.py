@@ -501,6 +501,7 @@ def test_bundle_makes_a_runs_network_the_one_of_its_size(tmp_path, monkeypatch):
     entry = index["zero-5x5"]
     assert entry["board_size"] == 5 and entry["run"]["generation"] == 0
     assert entry["run"]["registry"]["decision"] == "initial"
+    assert entry["run"]["init"] == "scratch" and entry["run"]["config"]["steps"] == 3
     assert (out / "zero-5x5.onnx").read_bytes() == run.registry.path(0).read_bytes()
     twin = onnx.load(str(out / entry["int8"]["file"]))
     assert "QuantizeLinear" in {n.op_type for n in twin.graph.node}

@@ -95,8 +95,9 @@ def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tu
     if name is None:
         raise click.UsageError(f"{run_dir} is a {size}x{size} run; the engine takes networks of "
                                f"one size for {sorted(SIZED_MODEL_FILES['zero'])} only")
+    state = json.loads((run_dir / "state.json").read_text())
     if generation is None:
-        generation = int(json.loads((run_dir / "state.json").read_text())["best"])
+        generation = int(state["best"])
     registry = Registry(run_dir / "registry")
     row = next((r for r in registry.rows if r["generation"] == generation), None)
     if row is None or not registry.path(generation).is_file():
@@ -106,8 +107,11 @@ def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tu
     twin = int8_twin(out, int8_variant(out), run_dir / "games", size, generation)
     entry = {"file": name, "sha256": record(out), "board_size": size,
              "run": {"generation": generation, "registry": row,
+                     # the file the run started from (a human-data net) or "scratch"
+                     "init": Path(state.get("init", "scratch")).name,
                      "config": {k: config[k] for k in ("komi", "visits", "games", "gating",
-                                                       "heads", "score_utility", "preset")
+                                                       "heads", "score_utility", "preset",
+                                                       "optimizer", "lr", "window", "steps")
                                 if k in config}},
              "reference": [r for r in reference_table(run_dir / "registry").rows
                            if r["generation"] == generation]}
