@@ -75,7 +75,7 @@ class NetSearchConfig:
                                       # side N (KataGo's sqrt of the board area)
     forced_k: float = 0.0          # Zero self-play: KataGo's forced playouts at the root,
                                    # sqrt(k P N) per child (KataGo: 2), taken back from the
-                                   # policy target (`pruned_root_visits`); 0: off
+                                   # policy target (tree.pruned_visits); 0: off
     no_pass_before: int = 0        # the root's pass is pruned before this move number while
                                    # another move is there (Zero self-play: a side whose value
                                    # says it is lost cannot end the game in the opening)
