@@ -1,0 +1,68 @@
+"""Two Zero networks head to head through the Zero search at a fixed number of visits, as in the
+loop's gating games (no noise, the first `--sampled-moves` drawn from the visits so the games
+differ, then the most visited move, no resignation): the first network's score, half the games
+with each colour, on the self-play workers. Compares runs of equal self-play cost, e.g. a run with
+playout cap randomisation or forced playouts against one without (docs/algorithms.md §4.6).
+
+    python benchmarks/zero_match.py runs/pcr7/registry/gen-0040.onnx \
+        runs/base7/registry/gen-0040.onnx --size 7 --komi 9 --games 200 --visits 100
+
+Prints wins, draws and losses of the first network, its score (a draw counts half) with the
+95% Wilson interval, and how many of the games were distinct.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import numpy as np
+
+from goengine.match.stats import wilson_interval
+from goengine.training.workers import WorkerPool, make_jobs, worker_options
+from goengine.training.zero_selfplay import ZeroGamesJob
+
+
+@click.command()
+@click.argument("first", type=click.Path(dir_okay=False, exists=True))
+@click.argument("second", type=click.Path(dir_okay=False, exists=True))
+@click.option("--size", default=9, show_default=True, type=int)
+@click.option("--komi", default=7.5, show_default=True, type=float)
+@click.option("--games", default=200, show_default=True, type=click.IntRange(2))
+@click.option("--visits", default=100, show_default=True, type=click.IntRange(2))
+@click.option("--sampled-moves", default=4, show_default=True, type=click.IntRange(0),
+              help="opening moves drawn from the root visits, the rest greedy")
+@click.option("--score-utility", default=0.0, show_default=True, type=click.FloatRange(0),
+              help="KataGo's static score utility in both searches (nets with a score head)")
+@click.option("--games-per-job", default=10, show_default=True, type=click.IntRange(1))
+@click.option("--seed", default=0, show_default=True, type=int)
+@worker_options
+def main(first, second, size, komi, games, visits, sampled_moves, score_utility, games_per_job,
+         seed, workers, ray_address):
+    pool = WorkerPool(workers, ray_address)
+    try:
+        pool.publish("a", Path(first).read_bytes(), kind="zero")
+        pool.publish("b", Path(second).read_bytes(), kind="zero")
+        h = games // 2
+        jobs = make_jobs([("a", "b")] * h + [("b", "a")] * (games - h),
+                         -(-games // games_per_job), np.random.SeedSequence(seed),
+                         job_type=ZeroGamesJob, size=size, komi=komi, visits=visits,
+                         noise=False, sampled_moves=sampled_moves, resign_threshold=0.0,
+                         no_resign_fraction=0.0, record=False, score_utility=score_utility)
+        results = [r for _, rs in pool.run(jobs) for r in rs]
+    finally:
+        pool.close()
+    z = np.array([r.z_for("a") for r in results])
+    wins, draws, losses = int((z > 0).sum()), int((z == 0).sum()), int((z < 0).sum())
+    points = wins + 0.5 * draws
+    low, high = wilson_interval(points, len(results))
+    as_black = sum(r.z_for("a") > 0 for r in results if r.black == "a")
+    black_wins = sum(r.winner > 0 for r in results)
+    distinct = len({r.moves.tobytes() for r in results})
+    print(f"{first} against {second}, {size}x{size} komi {komi}, {visits} visits, "
+          f"{sampled_moves} sampled opening moves: +{wins} ={draws} -{losses}, score "
+          f"{points / len(results):.3f} [{low:.3f}, {high:.3f}]; as black {as_black} / {h}; "
+          f"black won {black_wins} of {len(results)}; {distinct} distinct games")
+
+
+if __name__ == "__main__":
+    main()
