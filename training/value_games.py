@@ -93,10 +93,29 @@ def play_value_games(nets: dict, job: ValueGamesJob) -> list[ValueGame]:
     us = rng.integers(1, max_u + 1, size=job.games)
     games = [Game(n, rules) for _ in range(job.games)]
     moves: list[list[int]] = [[] for _ in games]
-    pos_of, buf = pos_table(n), np.zeros(n * n + 2, dtype=np.int64)
     cap = move_cap(n, job.move_cap)
+    lockstep = Lockstep(n)
     active = list(range(job.games))
     while active:
+        lockstep.move(nets, job, games, us, active, rng, moves)
+        active = [i for i in active if not games[i].is_over() and games[i].move_number < cap]
+    return [_finished(job, games[i], int(us[i]), moves[i], rng) for i in range(job.games)]
+
+
+class Lockstep:
+    """One move of many value games at once: the SL policy before move U, a uniformly random
+    candidate at move U, the RL policy after it (U = 0: the RL policy throughout)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.pos_of = pos_table(size)
+        self.buf = np.zeros(size * size + 2, dtype=np.int64)
+
+    def move(self, nets: dict, job: ValueGamesJob, games: list[Game], us, active: list[int],
+             rng: np.random.Generator, moves: list[list[int]] | None = None) -> None:
+        """Play the next move of games[i] for every i in `active`, appending its Pos (pass =
+        N*N) to moves[i] when `moves` is given."""
+        n, pos_of, buf = self.size, self.pos_of, self.buf
         stage: dict[str, list[int]] = {job.sl: [], "random": [], job.rl: []}
         for i in active:
             t = games[i].move_number + 1                 # the move about to be played
@@ -112,9 +131,8 @@ def play_value_games(nets: dict, job: ValueGamesJob) -> list[ValueGame]:
                 locs_of.update(zip(idx, map(int, locs)))
         for i, lc in locs_of.items():
             games[i].play(games[i].to_play, lc)
-            moves[i].append(n * n if lc == PASS else int(pos_of[lc]))
-        active = [i for i in active if not games[i].is_over() and games[i].move_number < cap]
-    return [_finished(job, games[i], int(us[i]), moves[i], rng) for i in range(job.games)]
+            if moves is not None:
+                moves[i].append(n * n if lc == PASS else int(pos_of[lc]))
 
 
 def _finished(job: ValueGamesJob, game: Game, u: int, moves: list[int], rng) -> ValueGame:
