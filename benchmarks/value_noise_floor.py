@@ -13,8 +13,9 @@ U at random, s_{U+1}), plays each out K times with the RL policy, and prints
     excess     mse - floor: what a better network could still remove
 
 overall and by thirds of U (`--draw game`: positions drawn uniformly from whole games, as the
-further positions of `value-data --positions-per-game K` are; by thirds of their move number). A goal below the floor asks for a sharper policy in the endings (the
-floor falls as the play that decides z becomes less random), not for a better value network.
+further positions of `value-data --positions-per-game K` are; by thirds of their move number).
+A goal below the floor asks for a sharper policy in the endings (the floor falls as the play that
+decides z becomes less random), not for a better value network.
 
     python benchmarks/value_noise_floor.py --size 9 --positions 400 --continuations 16 \\
         --rl-policy training/checkpoints/rl19/policy.onnx \\
@@ -23,6 +24,7 @@ floor falls as the play that decides z becomes less random), not for a better va
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -47,7 +49,7 @@ def starting_positions(nets, job: ValueGamesJob, rng) -> tuple[list[Game], np.nd
     us = rng.integers(1, (job.max_u or default_max_u(job.size)) + 1, size=job.games)
     games = [Game(job.size, selfplay_rules(job.komi)) for _ in range(job.games)]
     lockstep = Lockstep(job.size)
-    active = [i for i in range(job.games) if us[i] > 0]
+    active = list(range(job.games))
     while active:
         lockstep.move(nets, job, games, us, active, rng)
         active = [i for i in active if not games[i].is_over() and games[i].move_number < us[i]]
@@ -58,9 +60,8 @@ def uniform_positions(nets, job: ValueGamesJob, rng) -> tuple[list[Game], np.nda
     """job.games positions each drawn uniformly from a whole game of the generator (what the
     K - 1 further positions of `--positions-per-game K` are); returns them and their move
     numbers."""
-    job.seed = int(rng.integers(2**31))
     starts, ts = [], []
-    for game in play_value_games(nets, job):
+    for game in play_value_games(nets, replace(job, seed=int(rng.integers(2**31)))):
         t = int(rng.integers(0, len(game.moves) + 1))
         g = Game(job.size, selfplay_rules(job.komi))
         for p in game.moves[:t]:
