@@ -17,6 +17,7 @@ import click
 import numpy as np
 
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
+from match_games import play_games  # benchmarks/match_games.py, beside this script
 
 
 @click.command()
@@ -41,7 +42,7 @@ def main(first, second, size, games, temperature, sampled_moves, games_per_job, 
         jobs = make_jobs([("a", "b")] * h + [("b", "a")] * (games - h),
                          -(-games // games_per_job), np.random.SeedSequence(seed), size=size,
                          temperature=temperature, sampled_moves=sampled_moves)
-        results = [r for _, rs in pool.run(jobs) for r in rs]
+        results = play_games(pool, jobs, games)
     finally:
         pool.close()
     wins = sum(r.z_for("a") > 0 for r in results)

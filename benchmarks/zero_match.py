@@ -20,6 +20,7 @@ import numpy as np
 from goengine.match.stats import wilson_interval
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 from goengine.training.zero_selfplay import ZeroGamesJob
+from match_games import play_games  # benchmarks/match_games.py, beside this script
 
 
 @click.command()
@@ -48,7 +49,7 @@ def main(first, second, size, komi, games, visits, sampled_moves, score_utility,
                          job_type=ZeroGamesJob, size=size, komi=komi, visits=visits,
                          noise=False, sampled_moves=sampled_moves, resign_threshold=0.0,
                          no_resign_fraction=0.0, record=False, score_utility=score_utility)
-        results = [r for _, rs in pool.run(jobs) for r in rs]
+        results = play_games(pool, jobs, games)
     finally:
         pool.close()
     z = np.array([r.z_for("a") for r in results])
