@@ -71,7 +71,8 @@ def _finite(ctx, param, value):
 @click.option("--rollout-threads", type=click.IntRange(min=1), default=None,
               help="AlphaGo search: threads sharing each batch's rollouts (default 1).")
 @click.option("--value-komi", type=click.FloatRange(-1000, 1000), default=None, callback=_finite,
-              help="Network searches: the komi the value networks learned at (default 7.5); "
+              help="Network searches: the komi the value networks learned at (default: what "
+                   "the network's file says, 7.5 where it says nothing); "
                    "their win rate is moved to the game's komi by a score model.")
 @click.option("--komi-scale", type=click.FloatRange(min=0), default=None, callback=_finite,
               help="Network searches: logistic scale of the final score in points per board "

@@ -19,6 +19,8 @@ ONNX `metadata_props` (all values are strings):
 |                   | "ownership,score"; "" or absent for none (files before the heads)    |
 | quantization      | how an int8 file was made from the float one (training.quantize);    |
 |                   | "" or absent for float weights                                       |
+| komi              | the komi of the games the value (and score) learned from, e.g. "7";  |
+|                   | "" or absent: 7.5, the komi of every file before the key             |
 
 Inputs and outputs are named too: input `planes` float32[B, C, N, N]; outputs `policy_logits`
 (policy: [B, N*N]; zero: [B, N*N+1]) and `value` ([B], tanh, side to move), then the auxiliary
@@ -35,7 +37,7 @@ from goengine.engine.features import FEATURE_SETS
 KINDS = ("policy", "value", "rollout", "zero")
 REQUIRED_KEYS = ("kind", "feature_set", "feature_version", "planes", "board_sizes",
                  "value_perspective", "policy_index", "sha256")
-OPTIONAL_KEYS = ("training_data", "heldout_top1", "net_config", "heads", "quantization")
+OPTIONAL_KEYS = ("training_data", "heldout_top1", "net_config", "heads", "quantization", "komi")
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 # What the engine computes, straight from the feature registry: bumping a FeatureSet's version in
@@ -75,6 +77,12 @@ class ModelMetadata:
     net_config: str = ""
     heads: str = ""
     quantization: str = ""
+    komi: str = ""
+
+    @property
+    def learned_komi(self) -> float | None:
+        """The komi the value learned at, or None where the file does not say (7.5 then)."""
+        return float(self.komi) if self.komi else None
 
     @property
     def aux_outputs(self) -> tuple[str, ...]:
@@ -89,13 +97,15 @@ class ModelMetadata:
             raise ModelError(f"{where}: metadata lacks {', '.join(missing)}; "
                              f"was it written by training.export.export_onnx?")
         try:
-            return cls(kind=props["kind"], feature_set=props["feature_set"],
+            meta = cls(kind=props["kind"], feature_set=props["feature_set"],
                        feature_version=int(props["feature_version"]),
                        planes=int(props["planes"]),
                        board_sizes=tuple(int(s) for s in props["board_sizes"].split(",") if s),
                        value_perspective=props["value_perspective"],
                        policy_index=props["policy_index"], sha256=props["sha256"],
                        **{k: props.get(k, "") for k in OPTIONAL_KEYS})
+            meta.learned_komi          # noqa: B018 (a malformed komi fails here, not in a game)
+            return meta
         except ValueError as e:
             raise ModelError(f"{where}: malformed metadata: {e}") from None
 

@@ -50,6 +50,7 @@ class OnnxEvaluator:
         self.has_value = self.meta.kind in ("value", "zero")
         self.has_ownership = "ownership" in self.model.output_names
         self.has_score = "score" in self.model.output_names
+        self.learned_komi = self.meta.learned_komi   # the value's komi; None: 7.5 (engine.search.komi)
         self.symmetry = symmetry          # "random" | "average" | "none"
         self.temperature = temperature    # softmax temperature on the policy logits
         self.max_batch = max_batch        # rows per session.run

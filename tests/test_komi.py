@@ -11,7 +11,7 @@ from goengine.engine.coords import RESIGN, parse_gtp
 from goengine.engine.game import Game
 from goengine.engine.player import Player, PlayerConfig
 from goengine.engine.rules import Rules
-from goengine.engine.search.komi import komi_shift, value_at_komi
+from goengine.engine.search.komi import DEFAULT_VALUE_KOMI, komi_shift, learned_komi, value_at_komi
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch
 from goengine.models.names import BUNDLED_DIR, MODEL_FILES
 from goengine.models.onnx_evaluator import OnnxEvaluator
@@ -23,13 +23,15 @@ pytestmark = pytest.mark.skipif(not (BUNDLED_DIR / MODEL_FILES["value"]).is_file
 @pytest.mark.parametrize("size", [9, 19])
 def test_the_value_moves_with_the_komi(size):
     cfg = NetSearchConfig()
-    assert komi_shift(7.5, cfg.value_komi, size, cfg.komi_scale) == 0.0
+    value_komi = learned_komi(_evaluator("value"), cfg.value_komi)
+    assert value_komi == DEFAULT_VALUE_KOMI == 7.5          # the bundled files say nothing
+    assert komi_shift(7.5, value_komi, size, cfg.komi_scale) == 0.0
     v = np.array([-0.5, 0.0, 0.5])
     assert np.array_equal(value_at_komi(v, 0.0), v)
-    against_white = value_at_komi(v, komi_shift(-40, cfg.value_komi, size, cfg.komi_scale))
-    against_black = value_at_komi(v, komi_shift(47.5, cfg.value_komi, size, cfg.komi_scale))
+    against_white = value_at_komi(v, komi_shift(-40, value_komi, size, cfg.komi_scale))
+    against_black = value_at_komi(v, komi_shift(47.5, value_komi, size, cfg.komi_scale))
     assert np.all(against_white > 0.9) and np.all(against_black < -0.9)    # Black's view
-    smaller = value_at_komi(v, komi_shift(6.5, cfg.value_komi, size, cfg.komi_scale))
+    smaller = value_at_komi(v, komi_shift(6.5, value_komi, size, cfg.komi_scale))
     assert np.all(smaller > v) and np.all(smaller - v < 0.15)              # a point is a little
 
 

@@ -85,6 +85,9 @@ def test_missing_or_foreign_metadata(files, tmp_path):
     bad = _rewrite_props(files["policy"], tmp_path / "bad.onnx", planes="many")
     with pytest.raises(ModelError, match="malformed metadata"):
         load_session(bad, 1)
+    komi = _rewrite_props(files["zero"], tmp_path / "komi.onnx", komi="seven")
+    with pytest.raises(ModelError, match="malformed metadata"):
+        load_session(komi, 1)
     persp = _rewrite_props(files["zero"], tmp_path / "persp.onnx", value_perspective="black")
     with pytest.raises(ModelError, match="value_perspective"):
         load_session(persp, 1)

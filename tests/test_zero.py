@@ -25,7 +25,7 @@ from goengine.engine.evaluator import Evaluation, UniformEvaluator  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
-from goengine.engine.search.network import NetworkSearch  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training import nets  # noqa: E402
 from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
@@ -318,6 +318,37 @@ def test_gating_replaces_the_best_only_on_a_pass(tmp_path):
     OnnxEvaluator(tmp_path / "registry" / "gen-0002.onnx", kind="zero")   # loads as a model
 
 
+def test_registry_networks_say_the_komi_they_learned_at(tmp_path):
+    """A run at komi 7 exports networks that say so, and the engine moves their value and
+    score from there (not from 7.5) to the game's komi; --value-komi still overrides the file."""
+    pool = WorkerPool(workers=0)
+    run = ZeroRun(small_config(komi=7.0), tmp_path, None, pool, resume=False, log=lambda s: None)
+    ev = OnnxEvaluator(run.registry.path(0), kind="zero")
+    assert ev.meta.komi == "7" and ev.learned_komi == 7.0
+    game = Game(5, zero_rules(7.5))
+    search = NetworkSearch(NetSearchConfig(mode="zero"), policy=ev, seed=0)
+    search.search(game, game.to_play, visits=4)
+    assert search._value_komi == 7.0 and search._komi_shift < 0      # half a point for White
+    game7 = Game(5, zero_rules(7.0))
+    search.search(game7, game7.to_play, visits=4)
+    assert search._komi_shift == 0.0
+    told = NetworkSearch(NetSearchConfig(mode="zero", value_komi=7.5), policy=ev, seed=0)
+    told.search(game, game.to_play, visits=4)
+    assert told._value_komi == 7.5 and told._komi_shift == 0.0
+
+
+def test_resumed_run_takes_the_new_learning_rate(tmp_path):
+    """The optimizer's saved state carries its rate: a run resumed with another --lr / --l2
+    trains with those."""
+    pool = WorkerPool(workers=0)
+    ZeroRun(small_config(lr=1e-3), tmp_path, None, pool, resume=False, log=lambda s: None)
+    again = ZeroRun(small_config(lr=3e-4, l2=5e-5), tmp_path, None, pool, resume=True,
+                    log=lambda s: None)
+    groups = again.opt.param_groups
+    assert all(g["lr"] == 3e-4 for g in groups)
+    assert all(g["weight_decay"] == pytest.approx(2 * 5e-5) for g in groups)
+
+
 def test_workers_get_int8_networks_once_there_are_games(tmp_path):
     """Self-play in int8: the workers get a quantized twin calibrated on the newest games (the
     float file before there are any, and always with --selfplay-precision fp32); the registry
@@ -396,6 +427,7 @@ def test_reference_match_against_gnugo_fills_the_table(tmp_path):
     assert len(games) == 2 and "SZ[5]" in games[0].read_text()
     assert (tmp_path / "reference.png").exists()
     assert (tmp_path / "registry" / "reference.csv").read_text().startswith("generation,games")
+    assert row["komi"] == "0.5"
     assert evaluate(tmp_path, [1], 5, 0.5, ref, log=lines.append) == []   # already measured
     assert any(f"{row['wins']} of 2 won" in x for x in lines)
 
@@ -409,6 +441,8 @@ def test_reference_command_names_a_missing_generation(tmp_path):
     result = CliRunner().invoke(zero_reference_command, ["--run", str(tmp_path),
                                                          "--generations", "x"])
     assert result.exit_code == 2 and "comma-separated" in result.output
+    assert ReferenceConfig().komi_for(7.0) == 7.0                  # the run's komi by default
+    assert ReferenceConfig(komi=7.5).komi_for(7.0) == 7.5          # --reference-komi
 
 
 # ---- the loop end to end ----------------------------------------------------------------------

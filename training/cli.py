@@ -37,7 +37,7 @@ def _register():
     # `main` turns its absence into a message instead of a traceback.
     from goengine.training.bundle import bundle_command
     from goengine.training.evaluate import eval_command
-    from goengine.training.export_cli import export_command
+    from goengine.training.export_cli import export_command, flush_denormals_command
     from goengine.training.quantize import quantize_command
     from goengine.training.rl import rl_command
     from goengine.training.selfplay_cli import selfplay_command
@@ -45,7 +45,8 @@ def _register():
     from goengine.training.sl import sl_command, value_command
     from goengine.training.zero import zero_command, zero_reference_command
     from goengine.training.zero_snapshot import zero_snapshot_command
-    for command in (sl_command, value_command, eval_command, export_command, bundle_command, rl_command,
+    for command in (sl_command, value_command, eval_command, export_command, flush_denormals_command,
+                    bundle_command, rl_command,
                     value_data_command, selfplay_command, rollout_command, zero_command,
                     zero_reference_command, zero_snapshot_command, quantize_command):
         cli.add_command(command)

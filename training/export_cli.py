@@ -35,3 +35,18 @@ def export_command(checkpoint, out, heldout_top1, training_data):
     except ExportError as e:
         raise click.ClickException(str(e))
     click.echo(f"wrote {out}")
+
+
+@click.command("flush-denormals")
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True))
+def flush_denormals_command(files):
+    """Rewrite ONNX FILES with their subnormal float weights set to zero (what every export does
+    now): files exported before, such as a long Zero run's registry, evaluate up to 20 times
+    faster on a CPU and compute the same (docs/algorithms.md §3.2)."""
+    from goengine.training.export import flush_denormals_file
+    for path in files:
+        try:
+            n = flush_denormals_file(path)
+        except Exception as e:          # not ONNX, unreadable: say which, go on with the rest
+            raise click.ClickException(f"{path}: not a readable ONNX model ({e})")
+        click.echo(f"{path}: {n} subnormal weights set to zero" if n else f"{path}: none")

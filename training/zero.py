@@ -209,7 +209,7 @@ class ZeroRun:
             (self.dir / "curve.csv").unlink(missing_ok=True)
             export_onnx(self.net, "zero", self.dir / "candidate.onnx",
                         {"training_data": f"initial: {self.state['init']}",
-                         "board_sizes": str(cfg.size)}, board_size=cfg.size)
+                         "board_sizes": str(cfg.size), "komi": cfg.komi}, board_size=cfg.size)
             with_registry_metadata(self.dir / "candidate.onnx", self.registry.path(0),
                                    {"generation": 0, "selfplay_games": 0, "train_steps": 0,
                                     "gating": "initial"})
@@ -230,6 +230,10 @@ class ZeroRun:
         opt = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
         if ckpt is not None:
             opt.load_state_dict(ckpt["optimizer"])
+            # the state brings its own rate and decay: a resumed run takes this run's (--lr, --l2)
+            fresh = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
+            for group, new in zip(opt.param_groups, fresh.param_groups):
+                group["lr"], group["weight_decay"] = new["lr"], new["weight_decay"]
         return opt
 
     def publish(self, name: str, path: Path) -> None:
@@ -363,7 +367,7 @@ class ZeroRun:
         export_onnx(self.net, "zero", self.dir / "candidate.onnx",
                     {"training_data": f"Zero self-play {cfg.size}x{cfg.size}, generation {gen}: "
                                       f"{self.shards.games} games, {self.steps} steps",
-                     "board_sizes": str(cfg.size)}, board_size=cfg.size)
+                     "board_sizes": str(cfg.size), "komi": cfg.komi}, board_size=cfg.size)
         result = {"decision": "latest", "wins": 0, "draws": 0, "losses": 0, "llr": ""}
         if cfg.gating:
             self.publish(CANDIDATE, self.dir / "candidate.onnx")
@@ -435,8 +439,8 @@ class ZeroRun:
         again on --resume."""
         ref, done = self.reference_cfg, self.state["generation"] - 1
         if ref.every and done and done % ref.every == 0 and self.state["best"] > 0:
-            evaluate(self.dir, [self.state["best"]], self.cfg.size, self.cfg.komi, ref,
-                     log=self.log)
+            evaluate(self.dir, [self.state["best"]], self.cfg.size, ref.komi_for(self.cfg.komi),
+                     ref, log=self.log)
 
     def run(self) -> None:
         phases = {"selfplay": self.selfplay, "train": self.train, "gate": self.gate,
@@ -605,11 +609,12 @@ D = ZeroConfig()
 @reference_options(every_default=0)
 @worker_options
 def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, ref_time,
-                 ref_opponent, ref_threads, **options):
+                 ref_opponent, ref_threads, ref_komi, **options):
     """AlphaGo Zero self-play loop with gating (docs/algorithms.md §4.6)."""
     cfg = ZeroConfig(**options)
     head_flags(cfg.heads)
-    reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads)
+    reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads,
+                                 ref_komi)
     if cfg.gate_min > cfg.gate_max:
         raise click.UsageError("--gate-min is above --gate-max")
     if cfg.fast_visits >= cfg.visits:
@@ -629,7 +634,7 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
               "[default: every promoted one, or every --reference-every-th]")
 @reference_options(every_default=1)
 def zero_reference_command(run_dir, generations, ref_every, ref_games, ref_time, ref_opponent,
-                           ref_threads):
+                           ref_threads, ref_komi):
     """Play registry networks of a Zero run against a fixed reference (GNU Go 3.8 level 10 by
     default) and write registry/reference.csv and reference.png."""
     state = json.loads((Path(run_dir) / "state.json").read_text())
@@ -648,8 +653,10 @@ def zero_reference_command(run_dir, generations, ref_every, ref_games, ref_time,
     if missing:
         raise click.BadParameter(f"no registry network for generation(s) {missing}",
                                  param_hint="'--generations'")
-    reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads)
-    evaluate(Path(run_dir), gens, state["size"], cfg["komi"], reference, log=click.echo)
+    reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads,
+                                 ref_komi)
+    evaluate(Path(run_dir), gens, state["size"], reference.komi_for(cfg["komi"]), reference,
+             log=click.echo)
     click.echo(f"reference: {Path(run_dir) / 'registry' / 'reference.csv'}")
 
 

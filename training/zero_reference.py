@@ -27,7 +27,7 @@ from goengine.training.zero_registry import GenerationTable
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10"
 FIELDS = ["generation", "games", "wins", "draws", "losses", "winrate", "ci_low", "ci_high",
-          "black_wins", "black_games", "seconds_per_move", "opponent", "elapsed_s"]
+          "black_wins", "black_games", "seconds_per_move", "opponent", "komi", "elapsed_s"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,11 @@ class ReferenceConfig:
     time_per_move: float = 1.0      # our engine's seconds per move (engine-gtp --time-per-move)
     opponent: str = GNUGO
     threads: int = 1                # search threads of our engine
+    komi: float | None = None       # the matches' komi; None: the run's (a run at a balanced
+                                    # komi still measures itself at the usual 7.5 with this)
+
+    def komi_for(self, run_komi: float) -> float:
+        return run_komi if self.komi is None else self.komi
 
 
 def engine_argv(net: Path, cfg: ReferenceConfig, seed: int) -> list[str]:
@@ -76,7 +81,7 @@ def play_reference(net: Path, generation: int, size: int, komi: float, cfg: Refe
             "black_games": a.get("black_games", 0),
             "seconds_per_move": ("" if summary.avg_move_time.get("A") is None
                                  else f"{summary.avg_move_time['A']:.3f}"),
-            "opponent": cfg.opponent, "elapsed_s": f"{time.monotonic() - t0:.0f}"}
+            "opponent": cfg.opponent, "komi": f"{komi:g}", "elapsed_s": f"{time.monotonic() - t0:.0f}"}
 
 
 def reference_table(registry_dir) -> GenerationTable:
@@ -149,15 +154,19 @@ def reference_options(every_default: int):
                          help="the reference opponent's GTP command"),
             click.option("--reference-threads", "ref_threads", default=D.threads,
                          show_default=True, type=click.IntRange(1),
-                         help="search threads of our engine in reference matches")]):
+                         help="search threads of our engine in reference matches"),
+            click.option("--reference-komi", "ref_komi", default=None, type=float,
+                         help="komi of the reference matches [default: the run's]; the "
+                              "network's value is moved there from the komi it learned at")]):
             f = opt(f)
         return f
     return decorate
 
 
-def reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads) -> ReferenceConfig:
+def reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads,
+                     ref_komi=None) -> ReferenceConfig:
     return ReferenceConfig(every=ref_every, games=ref_games, time_per_move=ref_time,
-                           opponent=ref_opponent, threads=ref_threads)
+                           opponent=ref_opponent, threads=ref_threads, komi=ref_komi)
 
 
 __all__ = ["GNUGO", "ReferenceConfig", "evaluate", "reference_table", "engine_argv", "play_reference",

@@ -1,6 +1,7 @@
 """The value networks' win rate at a komi other than the one they learned (docs/algorithms.md §2.3).
 
-The bundled value networks have no komi input: they learned the outcome of games played at 7.5.
+The value networks have no komi input: each learned the outcome of games played at one komi, 7.5
+for the bundled ones, the self-play komi for a Zero run's (the file's `komi` metadata says which).
 Until a network takes the komi as an input, a score model moves their value to the komi set:
 Black's final margin on the board (before komi) is taken as logistic around a mean mu with scale
 s = `komi_scale` * N points (a wider spread on a larger board), so that
@@ -19,6 +20,18 @@ from __future__ import annotations
 import numpy as np
 
 VALUE_LIMIT = 1.0 - 1e-9      # atanh(+-1) is infinite: a sure result stays (almost) sure
+DEFAULT_VALUE_KOMI = 7.5      # what a network that does not say learned at (every one before
+                              # the `komi` metadata key)
+
+
+def learned_komi(evaluator, setting: float | None) -> float:
+    """The komi the value of `evaluator` (the one network that answers the game's size) learned
+    at: `setting` when given (the command line's), else what the network says
+    (`learned_komi`, from its file), else DEFAULT_VALUE_KOMI."""
+    if setting is not None:
+        return setting
+    said = getattr(evaluator, "learned_komi", None)
+    return DEFAULT_VALUE_KOMI if said is None else float(said)
 
 
 def komi_shift(komi: float, value_komi: float, size: int, komi_scale: float) -> float:

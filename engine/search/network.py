@@ -42,7 +42,7 @@ from goengine.engine.playout import playout, seed as playout_seed
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
-from goengine.engine.search.komi import komi_shift, value_at_komi
+from goengine.engine.search.komi import komi_shift, learned_komi, value_at_komi
 from goengine.engine.search.priors import heuristic_priors
 from goengine.engine.search.result import SearchResult, summarize_root
 from goengine.engine.search.terminal import judged_area_ownership, terminal_mask
@@ -67,7 +67,8 @@ class NetSearchConfig:
     max_moves_factor: float = 3.0  # rollout length cap, in board points
     rollout_threads: int = 1       # threads sharing a batch's rollouts (2: +15% visits/s here,
                                    # no measured strength gain yet)
-    value_komi: float = 7.5        # the komi the value networks learned at (engine.search.komi)
+    value_komi: float | None = None  # the komi the value network learned at; None: what its
+                                     # file says, else 7.5 (engine.search.komi.learned_komi)
     komi_scale: float = 0.45       # logistic scale of the final score, points per board line
     score_utility: float = 0.0     # Zero: weight of the score in a leaf's utility (KataGo's
                                    # static score utility, 0.1 there beside a dynamic 0.3); 0: off
@@ -385,7 +386,8 @@ class NetworkSearch:
         ) else 0.0
         self._utility_scale = cfg.score_utility_scale or float(game.size)
         # the rollouts and terminals are scored at the game's komi; the value networks are not
-        self._komi_shift = komi_shift(game.komi, cfg.value_komi, game.size, cfg.komi_scale)
+        self._value_komi = learned_komi(for_size(self._head_net()[0], game.size), cfg.value_komi)
+        self._komi_shift = komi_shift(game.komi, self._value_komi, game.size, cfg.komi_scale)
         if t.ti[T.I_FIRST, t.root] < 0:
             self._expand_root(game, st0, meta0, root_hist, hist_len, moves_buf, priors_buf)
         self._heads = self._value_heads(Position(st0.copy(), meta0.copy(), [
@@ -513,7 +515,7 @@ class NetworkSearch:
                 v_black = value_at_komi(sign * float(values[j]), self._komi_shift)
             if self._utility:       # the value to the rollout sums, the utility to Q's
                 # the score head learned at value_komi, as the value: moved to the game's komi
-                lead = sign * float(scores[j]) + cfg.value_komi - game.komi
+                lead = sign * float(scores[j]) + self._value_komi - game.komi
                 T.backup(t.ti, t.tf, p, len(p), v_black, True, self._utility_of(v_black, lead),
                          True, cfg.n_vl)
                 continue
@@ -594,7 +596,7 @@ class NetworkSearch:
         if self.config.forced_k > 0:
             self._prune_target(res)
         if head_lead is not None:     # learned with value_komi: moved to the game's komi
-            res.score_lead_black = head_lead + self.config.value_komi - game.komi
+            res.score_lead_black = head_lead + self._value_komi - game.komi
         if self._utility:     # the value's sums are the rollouts' here: report them as the value's
             for stat in res.moves:
                 stat.value_winrate, stat.rollout_winrate = stat.rollout_winrate, None
