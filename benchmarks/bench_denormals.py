@@ -21,20 +21,9 @@ import click
 import numpy as np
 import onnx
 import onnxruntime as ort
-from onnx import numpy_helper
 
 from goengine.models.metadata import ModelMetadata
-from goengine.training.export import flush_denormals
-
-
-def subnormal_count(proto: onnx.ModelProto) -> int:
-    tiny = np.finfo(np.float32).tiny
-    n = 0
-    for init in proto.graph.initializer:
-        if init.data_type == onnx.TensorProto.FLOAT:
-            w = numpy_helper.to_array(init)
-            n += int(((w != 0) & (np.abs(w) < tiny)).sum())
-    return n
+from goengine.training.export import count_subnormal, flush_denormals
 
 
 def session(data: bytes) -> ort.InferenceSession:
@@ -76,7 +65,7 @@ def main(files, size, batches, calls):
     for path in files:
         proto = onnx.load(path)
         meta = ModelMetadata.from_props({p.key: p.value for p in proto.metadata_props}, path)
-        count = subnormal_count(proto)
+        count = count_subnormal(proto)
         before = proto.SerializeToString()
         flush_denormals(proto)
         as_is, flushed = session(before), session(proto.SerializeToString())

@@ -229,11 +229,11 @@ class ZeroRun:
             self.net = self.net.to(memory_format=torch.channels_last)
         opt = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
         if ckpt is not None:
+            # the state brings its own rate and decay: a resumed run keeps this run's (--lr, --l2)
+            wanted = [(g["lr"], g["weight_decay"]) for g in opt.param_groups]
             opt.load_state_dict(ckpt["optimizer"])
-            # the state brings its own rate and decay: a resumed run takes this run's (--lr, --l2)
-            fresh = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
-            for group, new in zip(opt.param_groups, fresh.param_groups):
-                group["lr"], group["weight_decay"] = new["lr"], new["weight_decay"]
+            for group, (lr, decay) in zip(opt.param_groups, wanted):
+                group["lr"], group["weight_decay"] = lr, decay
         return opt
 
     def publish(self, name: str, path: Path) -> None:
