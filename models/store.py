@@ -71,13 +71,26 @@ def bundled(kind: str, directory: Path = BUNDLED_DIR) -> Path:
     return verify(default_path(kind, directory))
 
 
+def _write_checksums(directory: Path, sums: dict[str, str]) -> None:
+    text = "".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items()))
+    tmp = directory / (CHECKSUMS + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, directory / CHECKSUMS)
+
+
 def record(path: str | os.PathLike) -> str:
     """Add or update `path`'s line in the SHA256SUMS beside it (atomically); returns the sha256."""
     path = Path(path)
     sums = read_checksums(path.parent)
     sums[path.name] = sha256_file(path)
-    text = "".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items()))
-    tmp = path.parent / (CHECKSUMS + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path.parent / CHECKSUMS)
+    _write_checksums(path.parent, sums)
     return sums[path.name]
+
+
+def forget(path: str | os.PathLike) -> None:
+    """Remove `path` (if there) and its line in the SHA256SUMS beside it."""
+    path = Path(path)
+    path.unlink(missing_ok=True)
+    sums = read_checksums(path.parent)
+    if sums.pop(path.name, None) is not None:
+        _write_checksums(path.parent, sums)

@@ -21,8 +21,10 @@ from goengine.gtp.config import EngineConfig, load_file  # noqa: E402
 from goengine.models.session import load_session  # noqa: E402
 from goengine.training import nets  # noqa: E402
 from goengine.training.export import export_onnx  # noqa: E402
-from goengine.training.quantize import (calibration_planes, quantize_command,  # noqa: E402
-                                        quantize_model)
+from goengine.models.metadata import ModelError  # noqa: E402
+from goengine.training import quantize  # noqa: E402
+from goengine.training.quantize import (calibration_planes, float_tail,  # noqa: E402
+                                        follows_float, quantize_command, quantize_model)
 
 GAMES = Path(__file__).parent / "data" / "games" / "tygem9d-2015-05"
 
@@ -60,6 +62,71 @@ def test_quantized_policy_loads_keeps_metadata_and_follows_the_float_outputs(pol
     corr = [np.corrcoef(a[i], b[i])[0, 1] for i in range(len(x))]
     assert min(corr) > 0.95
     assert out.stat().st_size < policy.stat().st_size
+
+
+@pytest.fixture(scope="module")
+def outlier_policy(tmp_path_factory):
+    """A policy whose last convolution has one channel at 10,000 that the head ignores: as in a
+    long-trained net without batch norm, one uint8 range for the whole tensor then leaves every
+    other channel no resolution, although the float outputs never see that channel."""
+    d = tmp_path_factory.mktemp("q_outlier")
+    torch.manual_seed(1)
+    net = nets.build("policy", "cpu", layers=3, filters=16)
+    first, last = net.trunk[0], net.trunk[2]
+    with torch.no_grad():
+        first.weight[0] = 0.0
+        first.weight[0, 3, 2, 2] = 1.0            # channel 0 = alphago48's all-ones plane
+        first.bias[0] = 0.0
+        last.weight[0] = 0.0
+        last.weight[0, 0, 1, 1] = 1e4
+        last.bias[0] = 0.0
+        net.head.weight[0, 0] = 0.0
+    export_onnx(net, "policy", d / "policy.onnx", {"training_data": "planted outlier"})
+    return d / "policy.onnx"
+
+
+def test_float_tail_is_the_last_convolutions_and_what_follows(policy):
+    model = onnx.load(str(policy))
+    names = [n.name for n in model.graph.node]
+    convs = [n.name for n in model.graph.node if n.op_type == "Conv"]
+    assert float_tail(model, 0) == []
+    assert float_tail(model, 1) == names[names.index(convs[-1]):]
+    assert float_tail(model, 2) == names[names.index(convs[-2]):]
+    assert float_tail(model, 99) == names[names.index(convs[0]):]
+
+
+def test_follows_float_judges_policy_agreement_and_value_error():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(100, 81)).astype(np.float32)
+    value = rng.uniform(-1, 1, size=(100, 1)).astype(np.float32)
+    names = ["policy_logits", "value"]
+    assert follows_float(names, [logits, value], [logits + 1e-4, value + 0.01])[0]
+    shuffled = logits[:, rng.permutation(81)]
+    ok, how = follows_float(names, [logits, value], [shuffled, value])
+    assert not ok and "policy_logits top-1 agreement" in how
+    ok, how = follows_float(names, [logits, value], [logits, -value])
+    assert not ok and "value relative error" in how
+
+
+def test_activation_outliers_keep_the_last_convolutions_float(outlier_policy, tmp_path,
+                                                               monkeypatch):
+    planes = calibration_planes([GAMES], "alphago48", count=128, every=3)
+    out = quantize_model(outlier_policy, tmp_path / "p.int8.onnx", planes, "int8 test")
+    said = load_session(out).meta.quantization
+    assert said.startswith("int8 test; the last ") and "in float (activation outliers)" in said
+    held = calibration_planes([GAMES], "alphago48", count=64, every=5)[::-1].copy()
+    f, q = load_session(outlier_policy), load_session(out)
+    a = f.session.run(None, {f.input_name: held})[0]
+    b = q.session.run(None, {q.input_name: held})[0]
+    assert (a.argmax(1) == b.argmax(1)).mean() >= quantize.MIN_TOP1_AGREEMENT
+    # the whole network in int8 strays: with no float tail allowed the model is refused
+    monkeypatch.setattr(quantize, "MAX_FLOAT_CONVOLUTIONS", 0)
+    with pytest.raises(ModelError, match="does not follow the float one"):
+        quantize_model(outlier_policy, tmp_path / "p2.int8.onnx", planes, "int8 test")
+    r = CliRunner().invoke(quantize_command, ["--model", str(outlier_policy), "--sgf", str(GAMES),
+                                              "--out", str(tmp_path / "p3.onnx")])
+    assert r.exit_code == 1 and "does not follow the float one" in r.output
+    assert not (tmp_path / "p2.int8.onnx").exists() and not (tmp_path / "p3.onnx").exists()
 
 
 def test_quantize_command_and_bad_input(policy, tmp_path):

@@ -186,6 +186,21 @@ def test_bundle_int8_twins_only_the_networks_it_bundles(small_run, tmp_path):
     assert (out / "value.int8.onnx").is_file() and index["value"]["int8"]["file"] == "value.int8.onnx"
 
 
+def test_bundling_new_weights_drops_the_old_int8_twin(small_run, tmp_path):
+    """The engine prefers a twin on the CPU, so a twin of weights that were replaced would play in
+    their place: bundling without --int8 removes it, its checksum line and its MODELS.json entry."""
+    out = tmp_path / "bundled"
+    run("bundle", "--policy", small_run, "--int8", CALIBRATION, "--out-dir", out)
+    assert (out / "policy.int8.onnx").is_file()
+    assert "policy.int8.onnx" in (out / "SHA256SUMS").read_text()
+    run("bundle", "--policy", small_run, "--out-dir", out)
+    index = json.loads((out / "MODELS.json").read_text())
+    assert not (out / "policy.int8.onnx").exists() and "int8" not in index["policy"]
+    assert "policy.int8.onnx" not in (out / "SHA256SUMS").read_text()
+    from goengine.models.store import verify
+    verify(out / "policy.onnx")
+
+
 def test_no_game_left_is_a_clear_error(tmp_path):
     """Every game of tests/data/kgs fails a default filter: the run says what was dropped and
     which option loosens it, and exits with an error instead of a traceback."""

@@ -27,7 +27,7 @@ from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
-from goengine.training import nets  # noqa: E402
+from goengine.training import nets, quantize  # noqa: E402
 from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
 from goengine.models.names import SIZED_MODEL_FILES  # noqa: E402
 from goengine.training.bundle import bundle_command  # noqa: E402
@@ -349,7 +349,7 @@ def test_resumed_run_takes_the_new_learning_rate(tmp_path):
     assert all(g["weight_decay"] == pytest.approx(2 * 5e-5) for g in groups)
 
 
-def test_workers_get_int8_networks_once_there_are_games(tmp_path):
+def test_workers_get_int8_networks_once_there_are_games(tmp_path, monkeypatch):
     """Self-play in int8: the workers get a quantized twin calibrated on the newest games (the
     float file before there are any, and always with --selfplay-precision fp32); the registry
     keeps the float file."""
@@ -376,6 +376,10 @@ def test_workers_get_int8_networks_once_there_are_games(tmp_path):
     fp32 = ZeroRun(small_config(selfplay_precision="fp32"), tmp_path, None, pool, resume=True,
                    log=lambda s: None)
     fp32.publish("best", run.registry.path(0))
+    assert "QuantizeLinear" not in ops(sent[-1][1])
+    # an int8 version that strays from the float outputs is not sent: the float file is
+    monkeypatch.setattr(quantize, "MIN_TOP1_AGREEMENT", 1.01)
+    run.publish("best", run.registry.path(0))
     assert "QuantizeLinear" not in ops(sent[-1][1])
 
 

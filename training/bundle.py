@@ -30,9 +30,10 @@ from pathlib import Path
 
 import click
 
+from goengine.models.metadata import ModelError
 from goengine.models.names import MODEL_FILES, SIZED_MODEL_FILES, int8_variant
 from goengine.models.session import load_session
-from goengine.models.store import BUNDLED_DIR, record
+from goengine.models.store import BUNDLED_DIR, forget, record
 from goengine.training.game_shards import write_atomic
 from goengine.training.quantize import calibration_planes, quantize_model
 from goengine.training.zero import int8_twin
@@ -60,6 +61,7 @@ def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int)
                 "preset": net.config.get("preset"), "data": data,
                 "internal_heldout": json.loads(ckpt.get("best", "{}"))}
     out = out_dir / f"{kind}.onnx"
+    forget(int8_variant(out))     # the twin of the weights this replaces; --int8 writes the new one
     md = {"feature_set": fs, "feature_version": FEATURE_SETS[fs].version, "board_sizes": "9,13,19",
           "training_data": json.dumps(training)}
     export_onnx(net, kind, out, md)
@@ -73,16 +75,23 @@ def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int)
             "heldout": {"collection": Path(heldout).name if heldout else None, **figures}}
 
 
-def bundle_int8(kind: str, out_dir: Path, calibration: str, heldout, positions: int) -> dict:
-    """The int8 twin of the bundled float `kind` model, calibrated on `calibration`'s games."""
+def bundle_int8(kind: str, out_dir: Path, calibration: str, heldout, positions: int) -> dict | None:
+    """The int8 twin of the bundled float `kind` model, calibrated on `calibration`'s games; None
+    (no twin: the engine loads the float file) when no int8 version follows the float outputs."""
     from goengine.training.evaluate import evaluate_collection
     src = out_dir / MODEL_FILES[kind]
     planes = calibration_planes([calibration], load_session(src).meta.feature_set)
     described = (f"int8 static QDQ (weights per channel, uint8 activations), {len(planes)} "
                  f"19x19 calibration positions of {Path(calibration).name}")
-    out = quantize_model(src, int8_variant(src), planes, described)
+    forget(int8_variant(src))
+    try:
+        out = quantize_model(src, int8_variant(src), planes, described)
+    except ModelError as e:
+        click.echo(f"{kind}: no int8 twin: {e}", err=True)
+        return None
     figures = evaluate_collection(out, [heldout], max_positions=positions) if heldout else {}
-    return {"file": out.name, "sha256": record(out), "quantization": described,
+    return {"file": out.name, "sha256": record(out),
+            "quantization": load_session(out).meta.quantization,
             "heldout": {"collection": Path(heldout).name if heldout else None, **figures}}
 
 
@@ -104,6 +113,7 @@ def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tu
         raise click.UsageError(f"{run_dir}: generation {generation} is not in the registry")
     out = out_dir / name
     write_atomic(out, lambda tmp: shutil.copyfile(registry.path(generation), tmp))
+    forget(int8_variant(out))
     twin = int8_twin(out, int8_variant(out), run_dir / "games", size, generation)
     entry = {"file": name, "sha256": record(out), "board_size": size,
              "run": {"generation": generation, "registry": row,
@@ -158,9 +168,11 @@ def bundle_command(policy_run, value_run, zero_run, heldout, positions, calibrat
     twins = [k for k, run in runs.items() if run is not None] or list(runs)
     for kind in twins:
         if calibration and kind in index and (out / MODEL_FILES[kind]).exists():
-            index[kind]["int8"] = bundle_int8(kind, out, calibration, heldout, positions)
-            click.echo(f"{kind}: {index[kind]['int8']['file']} held-out "
-                       f"{index[kind]['int8']['heldout']}")
+            twin = bundle_int8(kind, out, calibration, heldout, positions)
+            index[kind].pop("int8", None)
+            if twin is not None:
+                index[kind]["int8"] = twin
+                click.echo(f"{kind}: {twin['file']} held-out {twin['heldout']}")
     if zero_size_run is not None:
         key, entry = bundle_zero_size(Path(zero_size_run), zero_generation, out)
         index[key] = entry

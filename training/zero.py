@@ -44,6 +44,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from goengine.models.metadata import ModelError
 from goengine.models.session import CPU, providers
 from goengine.training import nets
 from goengine.training.curves import append_row, save_figure
@@ -164,13 +165,17 @@ def write_json(path: Path, data: dict) -> None:
 
 def int8_twin(path: Path, out: Path, games_dir: Path, size: int, seed) -> Path | None:
     """The int8 twin of the Zero network at `path` (training.quantize), calibrated on positions of
-    the newest games of a run's `games_dir`, written to `out`; None when there are no games."""
+    the newest games of a run's `games_dir`, written to `out`; None when there are no games, or
+    when no int8 version follows the float network's outputs (then the float file serves)."""
     window = load_window(games_dir, CALIBRATION_GAMES)
     if window is None or not len(window.z):
         return None
     planes = sample_batch(window, size, CALIBRATION_POSITIONS, np.random.default_rng(seed)).planes
-    return quantize_model(path, out, planes, f"int8 static QDQ, {len(planes)} calibration "
-                                             f"positions of the newest {window.games} self-play games")
+    try:
+        return quantize_model(path, out, planes, f"int8 static QDQ, {len(planes)} calibration "
+                                                 f"positions of the newest {window.games} self-play games")
+    except ModelError:
+        return None
 
 
 class ZeroRun:
@@ -245,7 +250,7 @@ class ZeroRun:
             with tempfile.TemporaryDirectory() as tmp:
                 twin = int8_twin(path, Path(tmp) / "int8.onnx", self.dir / "games", self.cfg.size,
                                  [self.cfg.seed, self.state["generation"]])
-                if twin is not None:                        # no games yet: the float file
+                if twin is not None:       # no games yet, or int8 strays: the float file
                     data = twin.read_bytes()
         self.pool.publish(name, data, kind="zero")
 
