@@ -7,7 +7,9 @@ onnxruntime's static quantizer in QDQ form: weights int8 per output channel, act
 with ranges calibrated on real positions (the planes the engine computes for the model's feature
 set, from games of `--sgf`), so the convolutions run as int8 matrix products (VNNI on x86 CPUs).
 Dynamic quantization would leave the convolutions in float: these nets are almost all
-convolutions. The file keeps the model's metadata (the engine checks it as for any model) and
+convolutions. The int8 outputs are checked against the float ones on the calibration positions,
+and where rare huge activations make them stray, the last convolutions stay float
+(`quantize_model`). The file keeps the model's metadata (the engine checks it as for any model) and
 adds `quantization`, which says how it was made; `sha256` still names the trained float weights.
 
 `benchmarks/bench_int8.py` measures evaluations/s and held-out accuracy against the float model.
