@@ -175,10 +175,10 @@ def quantize_command(model_path, sgf, out, count, every, size):
     described = (f"int8 static QDQ (weights per channel, uint8 activations), {len(planes)} "
                  f"{size}x{size} calibration positions of {', '.join(Path(s).name for s in sgf)}")
     try:
-        quantize_model(Path(model_path), Path(out), planes, described)
+        written = quantize_model(Path(model_path), Path(out), planes, described)
     except ModelError as e:
         raise click.ClickException(str(e)) from None
-    click.echo(f"{out}: {described}")
+    click.echo(f"{out}: {load_session(written).meta.quantization}")   # with any float tail
 
 
 __all__ = ["calibration_planes", "float_tail", "follows_float", "quantize_command", "quantize_model"]
