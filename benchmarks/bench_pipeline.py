@@ -23,7 +23,8 @@ import torch
 
 from data_paths import default_data, missing
 from goengine.training import nets
-from goengine.training.dataset import PackedPositions, build_shards
+from goengine.training.dataset import PackedPositions
+from goengine.training.shard_build import build_shards
 from goengine.training.loop import TrainConfig, make_optimizer, train_step
 
 SGF = "tygem9d/tygem9d-2015-05.tar.bz2"  # under ../shared/data

@@ -18,8 +18,8 @@ from goengine.engine.replay import replay  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.sgf_tools import FilterConfig, iter_games  # noqa: E402
 from goengine.training import nets  # noqa: E402
-from goengine.training.dataset import (REPLAY_RULES, PackedPositions, _ShardWriter,  # noqa: E402
-                                       build_shards)
+from goengine.training.dataset import REPLAY_RULES, PackedPositions, _ShardWriter  # noqa: E402
+from goengine.training.shard_build import build_shards  # noqa: E402
 from goengine.training.loop import TrainConfig, _loss  # noqa: E402
 
 GAMES = Path(__file__).parent / "data" / "games"

@@ -1,6 +1,6 @@
 """Datasets of positions from SGF archives, stored bit-packed.
 
-`build_shards` replays games (engine.replay) and writes, per position, the feature planes of
+`GameWriter` replays games (engine.replay) and writes, per position, the feature planes of
 `engine.features` packed to bits, the move played (Pos, row-major) and the game's outcome from the
 side to move. A game goes to the held-out set or the training set by the hash of its move sequence
 (`GameRecord.heldout`), so the split never changes between runs. Passes are not targets.
@@ -18,7 +18,7 @@ Value positions add the auxiliary heads' targets:
 | score    | float32 | [n]                     | final score for the side to move, komi included          |
 | aux_mask | int8    | [n]                     | 1: own and score are targets; 0: none (zeros stored)     |
 Self-play value data (training.value_games) has them for every position. Human games
-(`build_shards(..., aux_targets=True)`, `engine-train value --sgf`) have them only when the game
+(`training.shard_build.build_shards(..., aux_targets=True)`, `engine-train value --sgf`) have them only when the game
 was counted (a result like B+3.5): `counted_targets` replays the game, takes the dead stones off
 the final position with the engine's judgement (engine.deadstones, docs/algorithms.md §5.3) and
 takes the rules core's area ownership; the score is the recorded margin. A resigned or timed-out
@@ -42,7 +42,7 @@ from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.replay import ReplayError, positions
 from goengine.engine.rules import Rules
 from goengine.engine.symmetry import N_SYMMETRIES, apply as apply_symmetry
-from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
+from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats
 
 # Human games are replayed without superko: they were legal under the rules they were played by.
 REPLAY_RULES = Rules(superko="none")
@@ -58,6 +58,13 @@ class BuildStats:
     # the heads' targets (aux_targets): games counted and judged alike ("targets"), counted but
     # judged for the other winner ("disagreed"), not counted: resigned, timed out, no margin
     targets: dict = field(default_factory=lambda: {"targets": 0, "disagreed": 0, "not_counted": 0})
+
+    def merge_written(self, other: "BuildStats") -> None:
+        """Add what another process wrote (games, positions, replay errors, targets) to these."""
+        for mine, theirs in ((self.games, other.games), (self.positions, other.positions),
+                             (self.targets, other.targets), (self.replay_errors, other.replay_errors)):
+            for k, v in theirs.items():
+                mine[k] = mine.get(k, 0) + v
 
     def as_dict(self) -> dict:
         return {"read": self.read.as_dict() if hasattr(self.read, "as_dict") else str(self.read),
@@ -146,79 +153,84 @@ class _ShardWriter:
         self.n = 0
 
 
-def build_shards(sources, out_dir, feature_set: str = "alphago48", filters: FilterConfig | None = None,
-                 heldout_fraction: float = 0.02, positions_per_game: int | None = None,
-                 max_games: int | None = None, shard_size: int = 20000, seed: int = 0,
-                 progress=None, aux_targets: bool = False,
-                 judge_playouts: int = PLAYOUTS) -> BuildStats:
-    """Replay every kept game of `sources` and write bit-packed shards to `out_dir`.
+class GameWriter:
+    """Replays games one at a time and writes their positions to shards in `out`: the work of one
+    process of a build (training.shard_build). Counts what it wrote in `stats` (games, positions,
+    replay errors, the heads' targets)."""
 
-    positions_per_game: None keeps every move; k samples k positions per game (the value net's
-    guard against overfitting neighbouring positions of one game, docs/algorithms.md §4.3).
-    aux_targets: also write `own`, `score` and `aux_mask` (`counted_targets`, judged with
-    `judge_playouts` playouts: about 0.2 s per 19x19 game).
-    """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    def __init__(self, out: Path, feature_set: str, heldout_fraction: float,
+                 positions_per_game: int | None, seed: int, shard_size: int,
+                 aux_targets: bool, judge_playouts: int, stats: BuildStats):
+        self.out, self.feature_set = out, feature_set
+        self.fs = FEATURE_SETS[feature_set]
+        self.heldout_fraction, self.positions_per_game = heldout_fraction, positions_per_game
+        self.seed, self.shard_size = seed, shard_size
+        self.aux_targets, self.judge_playouts = aux_targets, judge_playouts
+        self.stats = stats
+        self.writers: dict = {}
+        self.planes = None
+
+    def sampled(self, record) -> set | None:
+        """The move indices kept of `record` (None: all). Seeded by the game itself, so a build
+        keeps the same positions whatever the number of processes and the order of the games."""
+        if self.positions_per_game is None:
+            return None
+        idx = [i for i, (_c, p) in enumerate(record.moves) if p is not None]
+        rng = random.Random(f"{self.seed}:{record.move_key()}")
+        return set(rng.sample(idx, min(self.positions_per_game, len(idx))))
+
+    def add(self, record) -> None:
+        split = "heldout" if record.heldout(self.heldout_fraction) else "train"
+        n = record.size
+        if self.planes is None or self.planes.shape[1] != n:
+            self.planes = np.zeros((self.fs.num_planes, n, n), dtype=np.uint8)
+        key = (split, n)
+        if key not in self.writers:
+            self.writers[key] = _ShardWriter(self.out, f"{split}-{n}", self.shard_size,
+                                             (self.fs.num_planes * n * n + 7) // 8,
+                                             points=n * n if self.aux_targets else 0)
+        wanted = self.sampled(record)
+        rows = []
+        final = None           # the same Game, advanced to the last move when the loop ends
+        try:
+            for i, (game, color, lc) in enumerate(positions(record, REPLAY_RULES)):
+                final = game
+                if lc == PASS or (wanted is not None and i not in wanted):
+                    continue
+                extract_into(game, self.feature_set, self.planes)
+                rows.append((np.packbits(self.planes.reshape(-1)), loc_to_pos(lc, n),
+                             outcome(record, color), 1 if color == BLACK else -1))
+        except ReplayError as e:
+            self.stats.replay_errors[e.reason] = self.stats.replay_errors.get(e.reason, 0) + 1
+            return
+        own, score = None, 0.0
+        if self.aux_targets:
+            status, own, score = counted_targets(record, final, self.judge_playouts)
+            self.stats.targets[status] += 1
+        for packed, pos, z, sign in rows:
+            self.writers[key].add(packed, pos, z, n, None if own is None else sign * own,
+                                  sign * score)
+        self.stats.games[split] += 1
+        self.stats.positions[split] += len(rows)
+
+    def close(self) -> None:
+        for w in self.writers.values():
+            w.flush()
+
+
+def write_index(out: Path, sources, feature_set: str, heldout_fraction: float,
+                positions_per_game: int | None, filters: FilterConfig, stats: BuildStats,
+                aux_targets: bool) -> None:
+    """`dataset.json`: what the shards hold and how they were built; written last, so that a
+    directory without it is a build that did not finish."""
     fs = FEATURE_SETS[feature_set]
-    rng = random.Random(seed)
-    stats = BuildStats()
-    filters = filters or FilterConfig.kgs()
-    writers: dict = {}
-    planes = None
-    done_games = 0
-    for src in ([sources] if isinstance(sources, (str, os.PathLike)) else sources):
-        records = apply_filters(iter_games(src, stats.read), filters, stats.filtered)
-        for record in records:
-            if max_games is not None and done_games >= max_games:
-                break
-            split = "heldout" if record.heldout(heldout_fraction) else "train"
-            n = record.size
-            if planes is None or planes.shape[1] != n:
-                planes = np.zeros((fs.num_planes, n, n), dtype=np.uint8)
-            packed_len = (fs.num_planes * n * n + 7) // 8
-            key = (split, n)
-            if key not in writers:
-                writers[key] = _ShardWriter(out, f"{split}-{n}", shard_size, packed_len,
-                                            points=n * n if aux_targets else 0)
-            wanted = None
-            if positions_per_game is not None:
-                idx = [i for i, (_c, p) in enumerate(record.moves) if p is not None]
-                wanted = set(rng.sample(idx, min(positions_per_game, len(idx))))
-            rows = []
-            final = None           # the same Game, advanced to the last move when the loop ends
-            try:
-                for i, (game, color, lc) in enumerate(positions(record, REPLAY_RULES)):
-                    final = game
-                    if lc == PASS or (wanted is not None and i not in wanted):
-                        continue
-                    extract_into(game, feature_set, planes)
-                    rows.append((np.packbits(planes.reshape(-1)), loc_to_pos(lc, n),
-                                 outcome(record, color), 1 if color == BLACK else -1))
-            except ReplayError as e:
-                stats.replay_errors[e.reason] = stats.replay_errors.get(e.reason, 0) + 1
-                continue
-            own, score = None, 0.0
-            if aux_targets:
-                status, own, score = counted_targets(record, final, judge_playouts)
-                stats.targets[status] += 1
-            for packed, pos, z, sign in rows:
-                writers[key].add(packed, pos, z, n, None if own is None else sign * own,
-                                 sign * score)
-            stats.games[split] += 1
-            stats.positions[split] += len(rows)
-            done_games += 1
-            if progress is not None:
-                progress(done_games, stats)
-    for w in writers.values():
-        w.flush()
     meta = {"feature_set": feature_set, "feature_version": fs.version, "planes": fs.num_planes,
             "heldout_fraction": heldout_fraction, "positions_per_game": positions_per_game,
-            "sources": [str(s) for s in ([sources] if isinstance(sources, (str, os.PathLike)) else sources)],
-            "filters": asdict(filters), "stats": stats.as_dict(),
-            **({"targets": ["z", "own", "score"]} if aux_targets else {})}
-    (out / "dataset.json").write_text(json.dumps(meta, indent=2, default=str))
-    return stats
+            "sources": [str(s) for s in sources], "filters": asdict(filters),
+            "stats": stats.as_dict(), **({"targets": ["z", "own", "score"]} if aux_targets else {})}
+    tmp = out / "dataset.json.tmp"
+    tmp.write_text(json.dumps(meta, indent=2, default=str))
+    os.replace(tmp, out / "dataset.json")
 
 
 class PackedPositions:

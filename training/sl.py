@@ -11,6 +11,8 @@ with engine.features (the same code the engine plays with), stores them bit-pack
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import asdict
 from pathlib import Path
 
@@ -20,7 +22,7 @@ from tqdm import tqdm
 from goengine.engine.features import FEATURE_SETS
 from goengine.engine.deadstones import PLAYOUTS
 from goengine.sgf_tools import FilterConfig
-from goengine.training.dataset import build_shards
+from goengine.training.shard_build import PART_PREFIX, build_shards
 from goengine.training.loop import AUX_HEADS, TrainConfig, train
 from goengine.training.precision import precision_options
 
@@ -92,10 +94,13 @@ def discard_dataset(data_dir: Path) -> None:
     for f in [data_dir / "dataset.json", *data_dir.glob("train-*.npz"),
               *data_dir.glob("heldout-*.npz")]:
         f.unlink(missing_ok=True)
+    for part in data_dir.glob(PART_PREFIX + "*"):
+        shutil.rmtree(part)
 
 
 def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction, positions_per_game,
-                    max_games, seed, aux_targets: bool = False, judge_playouts: int = PLAYOUTS) -> dict:
+                    max_games, seed, aux_targets: bool = False, judge_playouts: int = PLAYOUTS,
+                    build_workers: int = 1) -> dict:
     """Build the bit-packed shards once; reuse them when the same sources were already built.
     aux_targets: with the ownership and score targets of the counted games (the dead stones of
     each final position judged with `judge_playouts` playouts: about 0.2 s a 19x19 game)."""
@@ -114,18 +119,20 @@ def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction,
             check_splits(meta["stats"], meta["heldout_fraction"])
             return meta
         raise click.UsageError(f"{data_dir} holds a dataset of other sources; pick another --data-dir")
+    discard_dataset(data_dir)        # shards without dataset.json: a build that was killed
     bar = tqdm(unit="game", desc="replaying games", dynamic_ncols=True, total=max_games)
 
     def progress(done, stats):
-        bar.update(1)
-        if done % 200 == 0 or (aux_targets and done % 20 == 0):
-            bar.set_postfix(train=stats.positions["train"], heldout=stats.positions["heldout"],
-                            **({"targets": stats.targets["targets"],
-                                "disagreed": stats.targets["disagreed"]} if aux_targets else {}))
+        bar.set_postfix(train=stats.positions["train"], heldout=stats.positions["heldout"],
+                        **({"targets": stats.targets["targets"],
+                            "disagreed": stats.targets["disagreed"]} if aux_targets else {}),
+                        refresh=False)
+        bar.update(done - bar.n)
 
     stats = build_shards(list(sgf), data_dir, feature_set, filters, heldout_fraction,
                          positions_per_game, max_games, seed=seed, progress=progress,
-                         aux_targets=aux_targets, judge_playouts=judge_playouts)
+                         aux_targets=aux_targets, judge_playouts=judge_playouts,
+                         workers=build_workers)
     bar.close()
     click.echo(stats.summary(), err=True)
     try:
@@ -158,7 +165,7 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
          max_games, train_limit, filters, init_from=None, device="cpu", loader_workers=0,
          heads=(), ownership_weight=TrainConfig.ownership_weight,
          score_weight=TrainConfig.score_weight, precision="auto", channels_last=True,
-         judge_playouts=PLAYOUTS):
+         judge_playouts=PLAYOUTS, build_workers=1):
     if not sgf and not (data_dir and (Path(data_dir) / "dataset.json").exists()):
         raise click.UsageError("give at least one --sgf file, directory or archive, or a --data-dir "
                                "that holds a built dataset (engine-train value-data)")
@@ -172,7 +179,7 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
     # the value net's shards carry the heads' targets of the counted human games
     data_meta = prepare_dataset(sgf, data_dir, feature_set, filters, heldout_fraction,
                                 positions_per_game, max_games, seed, aux_targets=kind == "value",
-                                judge_playouts=judge_playouts)
+                                judge_playouts=judge_playouts, build_workers=build_workers)
     if heads == AUTO_HEADS:
         # both heads lowered the held-out value MSE on 9x9 self-play (docs/algorithms.md §4.3);
         # on human games they learn from the counted games (aux_mask)
@@ -233,6 +240,9 @@ def common_options(default_ppg, default_batch, default_steps):
             click.option("--loader-workers", default=0, show_default=True, type=click.IntRange(0),
                          help="processes that build minibatches (0: in the training process, "
                               "reproducible; a GPU needs several to be kept busy)"),
+            click.option("--build-workers", default=os.cpu_count() or 1, type=click.IntRange(1),
+                         help="processes that replay the games into the dataset (--sgf) "
+                              "[default: the machine's cores]; the positions do not depend on it"),
         ]
         for o in reversed(opts):
             f = o(f)
@@ -248,15 +258,17 @@ def common_options(default_ppg, default_batch, default_steps):
                    "trained on the human moves and outcomes")
 def sl_command(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
-               positions_per_game, max_games, train_limit, init_from, device, loader_workers, min_rank,
-               sizes, max_handicap, min_moves, komi_range, precision, channels_last):
+               positions_per_game, max_games, train_limit, init_from, device, loader_workers,
+               build_workers, min_rank, sizes, max_handicap, min_moves, komi_range, precision,
+               channels_last):
     """Train the SL policy network (AlphaGo's 48 planes) on human games."""
     filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range,
                            require_winner=net_kind == "zero")
     _run(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
-         loader_workers, precision=precision, channels_last=channels_last)
+         loader_workers, precision=precision, channels_last=channels_last,
+         build_workers=build_workers)
 
 
 AUTO_HEADS = "auto"
@@ -289,7 +301,7 @@ def parse_heads(ctx, param, value: str):
 def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                   positions_per_game, max_games, train_limit, init_from, device, loader_workers,
-                  min_rank, sizes, max_handicap, min_moves, komi_range, heads, ownership_weight,
+                  build_workers, min_rank, sizes, max_handicap, min_moves, komi_range, heads, ownership_weight,
                   score_weight, precision, channels_last, judge_playouts):
     """Train a value network on game outcomes, few positions a game (docs/algorithms.md §4.3),
     with the auxiliary ownership and score heads on self-play data and counted human games."""
@@ -298,4 +310,4 @@ def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, 
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
          loader_workers, heads, ownership_weight, score_weight, precision, channels_last,
-         judge_playouts)
+         judge_playouts, build_workers)
