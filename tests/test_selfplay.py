@@ -232,6 +232,37 @@ def test_reinforce_raises_the_probability_of_moves_in_won_games(tiny):
         assert (after - before) * sign > 0, (score, before, after)
 
 
+def test_the_kl_anchor_pulls_the_policy_back_to_the_sl_network(tiny):
+    """No KL against the network's own copy; after a REINFORCE step has moved p(move), steps on
+    a record whose advantage is zero (b = z) and a KL weight bring it back toward the anchor's."""
+    n, move = 5, 7
+    planes = extract(Game(n), "alphago48").astype(np.uint8)
+    mask = np.ones(n * n, dtype=bool)
+
+    def data(baseline):
+        r = GameResult("rl", "sl", n, 7.5, np.array([move], np.int16), -3.5, True,
+                       x=np.packbits(planes.reshape(-1))[None], move=np.array([move], np.int16),
+                       mask=np.packbits(mask)[None], baseline=np.full(1, baseline, np.float32),
+                       colour=np.ones(1, np.int8))
+        return learner_positions([r], n)
+
+    def p_move(net):
+        with torch.no_grad():
+            return float(torch.softmax(net(torch.from_numpy(planes[None].astype(np.float32))), 1)[0, move])
+
+    anchor, net = load_initial(tiny[0]).eval(), load_initial(tiny[0])
+    opt = torch.optim.SGD(net.parameters(), lr=0.5)
+    _, kl = reinforce_step(net, opt, data(0.0), 1, n, chunk=512, anchor=anchor, kl_weight=1.0)
+    assert kl == pytest.approx(0.0, abs=1e-6)            # the step's KL is measured before it
+    moved = p_move(net)
+    assert moved < p_move(anchor) - 0.01                 # the lost game lowered p(move)
+    kls = [reinforce_step(net, opt, data(-1.0), 1, n, chunk=512, anchor=anchor, kl_weight=2.0)[1]
+           for _ in range(5)]
+    assert kls[0] > 0 and kls[-1] < 0.5 * kls[0]
+    assert moved < p_move(net) <= p_move(anchor) + 1e-3
+    assert data(-1.0)[3].tolist() == [0.0]
+
+
 def test_outcome_follows_the_colour_of_each_move(tiny):
     """A network playing both colours: its black moves get the black result, its white moves
     the white one."""

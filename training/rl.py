@@ -21,6 +21,11 @@ an exported policy ONNX). Iteration i:
        delta_rho = alpha / n * sum_i sum_t  dlog p_rho(a_t^i | s_t^i) / drho  * (z_t^i - b(s_t^i))
 
    (n games; plain SGD, alpha = `--lr`; log p over the candidate moves the move was sampled from).
+   With `--kl-weight beta` > 0 each of those positions also adds beta * KL(p_sigma || p_rho), over
+   the candidate moves, to the loss: an anchor to the SL network (AlphaStar's KL to its supervised
+   policy). Without it, 60 updates of 32 games took the 19x19 policy from 46.0% to 36.5% top-1 on
+   human moves and it lost 68.5% of greedy games to the SL network while winning 88% of sampled
+   ones: the updates' noise, not the outcomes, moves the best move (docs/algorithms.md §4.5).
 
 Every `--eval-every` iterations the current network also plays `--eval-games` games against the SL
 network. curve.csv / curve.png hold the win rate against the pool opponent and against the SL
@@ -55,9 +60,9 @@ from goengine.training.selfplay import POLICY_FEATURES
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 
 SL, CURRENT, VALUE = "sl", "current", "value"     # network names on the workers
-DEFAULT_INIT = Path(__file__).resolve().parent / "checkpoints" / "sl-gpu.pt"
+DEFAULT_INIT = Path(__file__).resolve().parent / "checkpoints" / "sl-gpu2.pt"
 CURVE_FIELDS = ["iteration", "updates", "games", "opponent", "winrate_pool", "winrate_sl",
-                "sl_games", "loss", "positions", "games_per_s", "elapsed_s"]
+                "sl_games", "loss", "kl", "positions", "games_per_s", "elapsed_s"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class RLConfig:
     games: int = 32                 # games per iteration, n (AlphaGo: 128)
     pool_every: int = 5             # K: the current network joins the pool every K (AlphaGo: 500)
     lr: float = 1e-3                # alpha, plain SGD (AlphaGo: 0.001)
+    kl_weight: float = 0.0          # beta of the KL(p_SL || p_RL) anchor per position (AlphaGo: 0)
     temperature: float = 1.0        # policy sampling temperature in self-play
     move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
     eval_every: int = 5             # iterations between games against the SL network
@@ -100,15 +106,29 @@ class OpponentPool:
 
 # ---- the update ------------------------------------------------------------------------------
 
-def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Tensor,
-                   advantage: torch.Tensor, games: int) -> torch.Tensor:
-    """-1/n sum_t (z_t - b_t) log p(a_t | s_t), log p over the candidate moves `mask`.
+def candidate_log_probs(net, planes: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log p over the candidate moves `mask` (-inf elsewhere), float32 even under bfloat16
+    autocast: log p of unlikely moves needs the mantissa."""
+    return F.log_softmax(net(planes).float().masked_fill(~mask, float("-inf")), dim=1)
 
-    planes float32[P, 48, N, N]; move int64[P] (Pos); mask bool[P, N*N]; advantage float32[P]."""
-    # float32 softmax under bfloat16 autocast: log p of unlikely moves needs the mantissa
-    logits = net(planes).float().masked_fill(~mask, float("-inf"))
-    logp = F.log_softmax(logits, dim=1).gather(1, move[:, None])[:, 0]
-    return -(advantage * logp).sum() / games
+
+def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Tensor,
+                   advantage: torch.Tensor, games: int, anchor_logp: torch.Tensor | None = None,
+                   kl_weight: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """(loss, KL summed over the positions): -1/n sum_t [(z_t - b_t) log p(a_t | s_t) -
+    beta KL(p_anchor(s_t) || p(s_t))], log p over the candidate moves `mask`.
+
+    planes float32[P, 48, N, N]; move int64[P] (Pos); mask bool[P, N*N]; advantage float32[P];
+    anchor_logp: the anchor network's candidate_log_probs on the same positions, or None."""
+    logp_all = candidate_log_probs(net, planes, mask)
+    logp = logp_all.gather(1, move[:, None])[:, 0]
+    loss = -(advantage * logp).sum()
+    kl = torch.zeros(())
+    if anchor_logp is not None:
+        terms = anchor_logp.exp() * (anchor_logp - logp_all)
+        kl = torch.where(mask, terms, torch.zeros_like(terms)).sum()   # -inf - -inf off the mask
+        loss = loss + kl_weight * kl
+    return loss / games, kl.detach()
 
 
 def learner_positions(results, size: int):
@@ -129,27 +149,35 @@ def learner_positions(results, size: int):
 
 
 def reinforce_step(net, opt, data, games: int, size: int, chunk: int, precision: str = "fp32",
-                   channels_last: bool = True) -> float:
-    """One SGD step over all the positions of an iteration's games; returns the loss.
+                   channels_last: bool = True, anchor=None, kl_weight: float = 0.0
+                   ) -> tuple[float, float]:
+    """One SGD step over all the positions of an iteration's games; returns the loss and the
+    mean KL(p_anchor || p) per position before the step (0 without an `anchor` network).
     `precision`: a resolved one ("fp32" / "bf16", training.precision.resolve)."""
     x, move, mask, adv = data
     planes_len = PLANES[POLICY_FEATURES] * size * size
     net.train()
     opt.zero_grad(set_to_none=True)
-    total = 0.0
+    total, kl_total = 0.0, 0.0
     for s in range(0, len(move), chunk):
         planes = np.unpackbits(x[s:s + chunk], axis=1, count=planes_len).astype(np.float32)
         planes = torch.from_numpy(planes).view(-1, PLANES[POLICY_FEATURES], size, size)
         if channels_last:
             planes = planes.contiguous(memory_format=torch.channels_last)
+        cand = torch.from_numpy(mask[s:s + chunk])
         with precision_autocast(torch.device("cpu"), precision):
-            loss = reinforce_loss(net, planes, torch.from_numpy(move[s:s + chunk]),
-                                  torch.from_numpy(mask[s:s + chunk]),
-                                  torch.from_numpy(adv[s:s + chunk]), games)
+            anchor_logp = None
+            if anchor is not None:
+                with torch.no_grad():
+                    anchor_logp = candidate_log_probs(anchor, planes, cand)
+            loss, kl = reinforce_loss(net, planes, torch.from_numpy(move[s:s + chunk]), cand,
+                                      torch.from_numpy(adv[s:s + chunk]), games, anchor_logp,
+                                      kl_weight)
         loss.backward()
         total += float(loss.detach())
+        kl_total += float(kl)
     opt.step()
-    return total
+    return total, kl_total / max(len(move), 1)
 
 
 # ---- the network -----------------------------------------------------------------------------
@@ -223,8 +251,12 @@ class RLRun:
                         {"training_data": f"SL policy {Path(init).name}"}, board_size=cfg.size)
             (self.dir / "curve.csv").unlink(missing_ok=True)
         self.precision = resolve_precision(cfg.precision, torch.device("cpu"))
+        # the SL network the KL term anchors to: the run's starting weights, frozen
+        self.anchor = load_initial(self.init).eval() if cfg.kl_weight > 0 else None
         if cfg.channels_last:
             self.net = self.net.to(memory_format=torch.channels_last)
+            if self.anchor is not None:
+                self.anchor = self.anchor.to(memory_format=torch.channels_last)
         (self.dir / "rl_config.json").write_text(json.dumps(asdict(cfg), indent=2))
         for name in self.opponents.names:
             pool.publish(name, (self.dir / "pool" / f"{name}.onnx").read_bytes())
@@ -271,8 +303,9 @@ class RLRun:
             self.shards.buffer.append(r)
         self.shards.flush(f"rl-{it:05d}.npz")
         data = learner_positions(train, cfg.size)
-        loss = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk,
-                              self.precision, cfg.channels_last) if data is not None else 0.0
+        loss, kl = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk,
+                                  self.precision, cfg.channels_last, self.anchor,
+                                  cfg.kl_weight) if data is not None else (0.0, 0.0)
         n_games = sum(len(v) for v in played.values())
         self.iteration, self.games = it, self.games + n_games
         joined = self.opponents.after(it, cfg.pool_every)
@@ -283,7 +316,8 @@ class RLRun:
                                                    f"RL self-play, {it} updates"))
         row = {"iteration": it, "updates": it - 1, "games": self.games, "opponent": opponent,
                "winrate_pool": f"{np.mean([r.z_for(CURRENT) > 0 for r in train]):.4f}",
-               "loss": f"{loss:.4f}", "positions": 0 if data is None else len(data[1]),
+               "loss": f"{loss:.4f}", "kl": f"{kl:.4f}" if self.anchor is not None else "",
+               "positions": 0 if data is None else len(data[1]),
                "games_per_s": f"{n_games / (time.monotonic() - t0):.2f}"}
         if evaluate:
             row["winrate_sl"] = f"{np.mean([r.z_for(CURRENT) > 0 for r in played['eval']]):.4f}"
@@ -370,7 +404,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory")
 @click.option("--init", "init", default=None, type=click.Path(dir_okay=False, exists=True),
               help="the SL policy to start from: a training checkpoint (.pt) or a policy ONNX "
-                   "[default: training/checkpoints/sl-gpu.pt, the bundled policy's checkpoint; "
+                   "[default: training/checkpoints/sl-gpu2.pt, the bundled policy's checkpoint; "
                    "installed without the clone, the bundled policy.onnx]")
 @click.option("--value", default=None, type=click.Path(dir_okay=False, exists=True),
               help="value network ONNX for the baseline b(s) [default: none, b = 0]")
@@ -382,6 +416,9 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @click.option("--pool-every", default=RLConfig.pool_every, show_default=True,
               type=click.IntRange(0), help="the current network joins the pool every K iterations")
 @click.option("--lr", default=RLConfig.lr, show_default=True, type=float)
+@click.option("--kl-weight", default=RLConfig.kl_weight, show_default=True,
+              type=click.FloatRange(0), help="beta: each position adds beta * KL(p_SL || p_RL) "
+              "to the loss, an anchor to the --init network (0: AlphaGo's REINFORCE alone)")
 @click.option("--temperature", default=RLConfig.temperature, show_default=True,
               type=click.FloatRange(0.05, 10))
 @click.option("--move-cap", default=0, show_default=True, type=click.IntRange(0),
@@ -398,7 +435,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @click.option("--resume", is_flag=True, help="continue the run in --out from its checkpoint")
 @precision_options
 @worker_options
-def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, temperature,
+def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, kl_weight, temperature,
                move_cap, eval_every, eval_games, games_per_job, seed, threads, resume, workers,
                ray_address, precision, channels_last):
     """RL policy by REINFORCE self-play against a pool of earlier networks (docs/algorithms.md
@@ -408,7 +445,8 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
         # ONNX file gives the same weights (load_initial)
         init = DEFAULT_INIT if DEFAULT_INIT.exists() else default_path("policy")
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
-                   lr=lr, temperature=temperature, move_cap=move_cap, eval_every=eval_every,
+                   lr=lr, kl_weight=kl_weight, temperature=temperature, move_cap=move_cap,
+                   eval_every=eval_every,
                    eval_games=eval_games, games_per_job=games_per_job, seed=seed, threads=threads,
                    precision=precision, channels_last=channels_last)
     pool = WorkerPool(workers, ray_address)
