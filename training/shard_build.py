@@ -4,8 +4,8 @@ This process reads, filters and deduplicates the games (sgf_tools) in their orde
 kept one to a `training.dataset.GameWriter`, which replays it and writes its positions: here
 (`workers=1`), or in one of `workers` processes, each writing its own shards in `out/.part-K/`,
 moved into `out` and numbered on when every process is done. Reading and parsing a game costs
-about 0.6 ms here against 25-50 ms to replay it and compute its planes, so one reader keeps a few
-dozen processes busy. The positions a build keeps do not depend on the number of processes (each
+about 0.6 ms here against about 9 ms to replay it and compute its planes, so one reader keeps
+about 15 processes busy (`benchmarks/bench_build.py`: 1.94x with 2 processes here). The positions a build keeps do not depend on the number of processes (each
 game's sample is seeded by the game, `GameWriter.sampled`); which shard holds them does.
 `dataset.json` is written last: a directory without it holds a build that did not finish.
 """
