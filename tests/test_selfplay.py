@@ -332,3 +332,31 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     ckpt = torch.load(out / "checkpoint.pt", weights_only=True)
     assert json.loads(ckpt["pool"]) == ["sl", "iter-00001", "iter-00002", "iter-00003"]
     assert int(ckpt["iteration"]) == 3 and read_manifest(out / "games")["games"] == 12
+
+
+def test_rl_with_adam_keeps_its_moments_across_a_resume(tiny, tmp_path):
+    """`--optimizer adam`: the checkpoint carries Adam's step count and moments, a resume goes on
+    from them; a resume that changes the optimizer says so and starts its state anew."""
+    out = tmp_path / "rl"
+
+    def run(*extra):
+        p = subprocess.run(rl_cmd(out, tiny[0], "--lr", "1e-4", *extra), capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0, p.stderr[-3000:]
+        return p.stdout + p.stderr
+
+    def adam_steps():
+        state = torch.load(out / "checkpoint.pt", weights_only=True)["optimizer"]["state"]
+        return {float(s["step"]) for s in state.values()}
+
+    run("--iterations", "2", "--optimizer", "adam")
+    assert adam_steps() == {2.0}
+    first = load_initial(tiny[0]).state_dict()
+    moved = nets.load_checkpoint(out / "checkpoint.pt")[0].state_dict()
+    assert any(not torch.equal(first[k], moved[k]) for k in first)
+    run("--iterations", "3", "--optimizer", "adam", "--resume")
+    assert adam_steps() == {3.0}
+    log = run("--iterations", "4", "--optimizer", "sgd", "--momentum", "0.9", "--resume")
+    assert "adam -> sgd" in log
+    state = torch.load(out / "checkpoint.pt", weights_only=True)["optimizer"]
+    assert state["param_groups"][0]["momentum"] == 0.9 and "step" not in next(iter(state["state"].values()))

@@ -44,7 +44,8 @@ from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa:
 from goengine.training.zero_selfplay import ZeroGameResult, play_zero_games  # noqa: E402
 from goengine.training.zero_shards import (ZeroShards, calibrated_threshold,  # noqa: E402
                                            load_window)
-from goengine.training.zero_train import sample_batch, train_step, make_zero_optimizer  # noqa: E402
+from goengine.training.optimizers import build_optimizer  # noqa: E402
+from goengine.training.zero_train import sample_batch, train_step  # noqa: E402
 from goengine.training.workers import WorkerPool  # noqa: E402
 
 from zero_nets import TINY, export_tiny_zero  # noqa: E402
@@ -273,7 +274,7 @@ def test_training_on_the_window_lowers_the_loss(tiny, tmp_path):
     assert set(np.unique(planes[:, 16])) <= {0.0, 1.0}
     torch.manual_seed(0)
     net = nets.build("zero", "cpu", **TINY)
-    opt = make_zero_optimizer(net, "adam", 3e-3, 1e-4)
+    opt = build_optimizer(net, "adam", 3e-3, 1e-4)
     batch = sample_batch(window, 5, 64, rng)
     first = train_step(net, opt, batch)[0]
     for _ in range(15):
@@ -282,7 +283,7 @@ def test_training_on_the_window_lowers_the_loss(tiny, tmp_path):
     # bfloat16 autocast and NHWC activations: the same step, the loss still taken in float32
     torch.manual_seed(0)
     net = nets.build("zero", "cpu", **TINY).to(memory_format=torch.channels_last)
-    opt = make_zero_optimizer(net, "adam", 3e-3, 1e-4)
+    opt = build_optimizer(net, "adam", 3e-3, 1e-4)
     first = train_step(net, opt, batch, precision="bf16", channels_last=True)[0]
     for _ in range(15):
         last = train_step(net, opt, batch, precision="bf16", channels_last=True)[0]

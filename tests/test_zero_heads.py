@@ -29,8 +29,8 @@ from goengine.training.workers import WorkerPool  # noqa: E402
 from goengine.training.zero import ZeroConfig, ZeroRun  # noqa: E402
 from goengine.training.zero_selfplay import ZeroGamesJob, zero_rules  # noqa: E402
 from goengine.training.zero_shards import Window, ZeroShards, load_window  # noqa: E402
-from goengine.training.zero_train import (make_zero_optimizer, sample_batch,  # noqa: E402
-                                          train_step)
+from goengine.training.optimizers import build_optimizer  # noqa: E402
+from goengine.training.zero_train import sample_batch, train_step  # noqa: E402
 
 from positions import load_board  # noqa: E402
 from zero_nets import TINY, export_tiny_zero  # noqa: E402
@@ -164,7 +164,7 @@ def test_training_with_heads_lowers_the_loss(heads_net, tmp_path):
     batch = sample_batch(window, 5, 64, rng)
     torch.manual_seed(0)
     net = nets.build("zero", "cpu", **TINY, ownership=True, score=True)
-    opt = make_zero_optimizer(net, "adam", 3e-3, 1e-4)
+    opt = build_optimizer(net, "adam", 3e-3, 1e-4)
     first = train_step(net, opt, batch)
     for _ in range(20):
         last = train_step(net, opt, batch)
@@ -172,7 +172,7 @@ def test_training_with_heads_lowers_the_loss(heads_net, tmp_path):
     assert last[5] == 64                                   # every game was played out
     # the same batch, no heads: their figures are nan and the loss is AlphaGo Zero's alone
     plain = nets.build("zero", "cpu", **TINY)
-    parts = train_step(plain, make_zero_optimizer(plain, "adam", 3e-3, 1e-4), batch)
+    parts = train_step(plain, build_optimizer(plain, "adam", 3e-3, 1e-4), batch)
     assert math.isnan(parts[3]) and math.isnan(parts[4])
     assert parts[0] == pytest.approx(parts[1] + parts[2], rel=1e-5)
 

@@ -62,7 +62,8 @@ from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob, default_play_on
 from goengine.training.zero_shards import (ZeroShards, calibrated_threshold, load_window,
                                            resignation_stats)
-from goengine.training.zero_train import (OPTIMIZERS, STATS, HeadWeights, make_zero_optimizer,
+from goengine.training.optimizers import OPTIMIZERS, build_optimizer
+from goengine.training.zero_train import (STATS, HeadWeights,
                                           part_means, run_steps, sample_batch, save_trainer)
 
 BEST, CANDIDATE = "best", "candidate"       # network names on the workers
@@ -232,7 +233,7 @@ class ZeroRun:
         of `ckpt` when given."""
         if self.cfg.channels_last:
             self.net = self.net.to(memory_format=torch.channels_last)
-        opt = make_zero_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
+        opt = build_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
         if ckpt is not None:
             # the state brings its own rate and decay: a resumed run keeps this run's (--lr, --l2)
             wanted = [(g["lr"], g["weight_decay"]) for g in opt.param_groups]

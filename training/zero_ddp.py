@@ -27,7 +27,8 @@ from goengine.training import nets
 from goengine.training.precision import resolve as resolve_precision
 from goengine.training.zero import ZeroConfig, head_weights
 from goengine.training.zero_shards import load_window
-from goengine.training.zero_train import STATS, make_zero_optimizer, run_steps, save_trainer
+from goengine.training.optimizers import build_optimizer
+from goengine.training.zero_train import STATS, run_steps, save_trainer
 
 
 def train_distributed(run_dir: Path, target: int, cfg) -> None:
@@ -41,7 +42,7 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
     net.to(device)
     if cfg.channels_last:
         net = net.to(memory_format=torch.channels_last)
-    opt = make_zero_optimizer(net, cfg.optimizer, cfg.lr, cfg.l2)
+    opt = build_optimizer(net, cfg.optimizer, cfg.lr, cfg.l2)
     opt.load_state_dict(ckpt["optimizer"])
     steps = int(ckpt["steps"])
     gen = json.loads((run_dir / "state.json").read_text())["generation"]

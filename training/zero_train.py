@@ -3,10 +3,9 @@ AlphaGo Zero's loss with KataGo's auxiliary heads (docs/algorithms.md §4.6).
 
     batch = sample_batch(window, size, 256, rng)      # a ZeroBatch under random symmetries
     loss, parts = zero_loss(net, batch)               # (z - v)^2 - pi^T log p (+ the heads')
-    opt = make_zero_optimizer(net, "sgd", lr=0.01, l2=1e-4)
+    opt = build_optimizer(net, "sgd", lr=0.01, l2=1e-4)   # training.optimizers
 
-The c ||theta||^2 term is the optimizer's weight decay: its gradient is 2 c theta, so the decay is
-2c (c = `l2`). A net with the ownership and score heads adds the value net's terms
+The c ||theta||^2 term is the optimizer's weight decay (c = `l2`). A net with the ownership and score heads adds the value net's terms
 (`training.loop.aux_loss`, docs/algorithms.md §4.3) over the positions of played-out games.
 """
 from __future__ import annotations
@@ -28,16 +27,7 @@ from goengine.training.precision import autocast
 from goengine.training.zero_selfplay import ZERO_FEATURES
 from goengine.training.zero_shards import Window
 
-OPTIMIZERS = ("sgd", "adam")
 STATS = "train_stats.json"      # what the distributed trainer's rank 0 reports to the loop
-
-
-def make_zero_optimizer(net, name: str, lr: float, l2: float, momentum: float = 0.9):
-    if name == "sgd":
-        return torch.optim.SGD(net.parameters(), lr=lr, momentum=momentum, weight_decay=2 * l2)
-    if name == "adam":
-        return torch.optim.Adam(net.parameters(), lr=lr, weight_decay=2 * l2)
-    raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {name!r}")
 
 
 class ZeroBatch(NamedTuple):
@@ -161,6 +151,5 @@ def save_trainer(path, net, opt, steps: int, cfg) -> None:
                          zero_config=json.dumps(asdict(cfg)))
 
 
-__all__ = ["OPTIMIZERS", "PARTS", "STATS", "HeadWeights", "ZeroBatch", "make_zero_optimizer",
-           "part_means", "run_steps", "sample_batch", "save_trainer", "train_step", "zero_loss",
+__all__ = ["PARTS", "STATS", "HeadWeights", "ZeroBatch", "part_means", "run_steps", "sample_batch", "save_trainer", "train_step", "zero_loss",
            "zero_loss_of"]
