@@ -12,6 +12,10 @@ MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onn
 # (a search on a 9x9 board asks zero-9x9.onnx, every other size zero.onnx: models.by_size)
 SIZED_MODEL_FILES = {"zero": {9: "zero-9x9.onnx"}}
 
+# the RL policy (`engine-train rl`), bundled beside the SL one for `--search policy --policy
+# models/bundled/rl-policy.onnx`; no search loads it by default
+RL_POLICY_FILE = "rl-policy.onnx"
+
 INT8_SUFFIX = ".int8.onnx"      # training.quantize's file beside the float one
 
 
@@ -21,4 +25,4 @@ def int8_variant(path: str | Path) -> Path:
     return path.with_name(path.name.removesuffix(".onnx") + INT8_SUFFIX)
 
 
-__all__ = ["BUNDLED_DIR", "INT8_SUFFIX", "MODEL_FILES", "SIZED_MODEL_FILES", "int8_variant"]
+__all__ = ["BUNDLED_DIR", "INT8_SUFFIX", "MODEL_FILES", "RL_POLICY_FILE", "SIZED_MODEL_FILES", "int8_variant"]

@@ -18,6 +18,7 @@ from goengine.engine.coords import pos_to_loc  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.models.store import verify  # noqa: E402
 from goengine.training import nets  # noqa: E402
 from goengine.training.export import export_onnx  # noqa: E402
 from goengine.training.game_shards import GameShards, read_games, read_manifest  # noqa: E402
@@ -332,6 +333,18 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     ckpt = torch.load(out / "checkpoint.pt", weights_only=True)
     assert json.loads(ckpt["pool"]) == ["sl", "iter-00001", "iter-00002", "iter-00003"]
     assert int(ckpt["iteration"]) == 3 and read_manifest(out / "games")["games"] == 12
+    # the run's policy bundled as rl-policy.onnx, with its config and checks against SL
+    bundled = tmp_path / "bundled"
+    p = subprocess.run([sys.executable, "-m", "goengine.training.cli", "bundle", "--rl-policy",
+                        str(out), "--out-dir", str(bundled)], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    entry = json.loads((bundled / "MODELS.json").read_text())["rl-policy"]
+    assert entry["file"] == "rl-policy.onnx" and entry["run"]["updates"] == 3
+    assert entry["run"]["config"]["size"] == 5
+    assert [c["updates"] for c in entry["run"]["against_sl"]] == [0, 2, 2, 3]
+    verify(bundled / "rl-policy.onnx")
+    assert (bundled / "rl-policy.onnx").read_bytes() == (out / "policy.onnx").read_bytes()
 
 
 def test_rl_with_adam_keeps_its_moments_across_a_resume(tiny, tmp_path):

@@ -17,6 +17,12 @@ network of the run's board size (`models/bundled/zero-9x9.onnx`, models.names'
 SIZED_MODEL_FILES), with its int8 twin calibrated on the run's newest self-play games, and lists
 it with the run's registry row and its reference matches (against GNU Go) in MODELS.json.
 
+    engine-train bundle --rl-policy runs/rl19b --heldout ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2
+
+`--rl-policy RUN` bundles an `engine-train rl` run's exported policy as `rl-policy.onnx`, with
+the run's config, its checks against the SL policy (curve.csv) and its held-out figures; the engine
+plays it alone with `--search policy --policy models/bundled/rl-policy.onnx`.
+
 `--int8 GAMES` also writes the int8 twin (`<kind>.int8.onnx`, training.quantize, calibrated on
 GAMES) of each network the call bundles, or of every bundled network when it names none, with its
 held-out figures under the kind's `int8` entry; the engine loads the twin on a CPU (engine-gtp
@@ -24,16 +30,21 @@ held-out figures under the kind's `int8` entry; the engine loads the twin on a C
 """
 from __future__ import annotations
 
+import csv
 import json
 import shutil
 from pathlib import Path
 
 import click
 
+from goengine.engine.features import FEATURE_SETS
 from goengine.models.metadata import ModelError
-from goengine.models.names import MODEL_FILES, SIZED_MODEL_FILES, int8_variant
+from goengine.models.names import MODEL_FILES, RL_POLICY_FILE, SIZED_MODEL_FILES, int8_variant
 from goengine.models.session import load_session
 from goengine.models.store import BUNDLED_DIR, forget, record
+from goengine.training import nets
+from goengine.training.evaluate import evaluate_collection
+from goengine.training.export import export_onnx
 from goengine.training.game_shards import write_atomic
 from goengine.training.quantize import calibration_planes, quantize_model
 from goengine.training.zero import int8_twin
@@ -42,10 +53,6 @@ from goengine.training.zero_registry import Registry
 
 
 def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int) -> dict:
-    from goengine.engine.features import FEATURE_SETS
-    from goengine.training import nets
-    from goengine.training.evaluate import evaluate_collection
-    from goengine.training.export import export_onnx
     net, ckpt = nets.load_checkpoint(run_dir / "checkpoint.pt")
     fs = {"policy": "alphago48", "value": "alphago49", "zero": "zero17"}[kind]
     data = {}
@@ -78,7 +85,6 @@ def bundle_run(kind: str, run_dir: Path, out_dir: Path, heldout, positions: int)
 def bundle_int8(kind: str, out_dir: Path, calibration: str, heldout, positions: int) -> dict | None:
     """The int8 twin of the bundled float `kind` model, calibrated on `calibration`'s games; None
     (no twin: the engine loads the float file) when no int8 version follows the float outputs."""
-    from goengine.training.evaluate import evaluate_collection
     src = out_dir / MODEL_FILES[kind]
     planes = calibration_planes([calibration], load_session(src).meta.feature_set)
     described = (f"int8 static QDQ (weights per channel, uint8 activations), {len(planes)} "
@@ -131,6 +137,27 @@ def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tu
     return name.removesuffix(".onnx"), entry
 
 
+def bundle_rl_policy(run_dir: Path, out_dir: Path, heldout, positions: int) -> dict:
+    """The MODELS.json entry of an `engine-train rl` run's policy.onnx, bundled as rl-policy.onnx."""
+    src, config_path = run_dir / "policy.onnx", run_dir / "rl_config.json"
+    if not src.is_file() or not config_path.is_file():
+        raise click.UsageError(f"{run_dir}: not a finished engine-train rl run (policy.onnx and "
+                               f"rl_config.json)")
+    rows = list(csv.DictReader((run_dir / "curve.csv").open()))
+    out = out_dir / RL_POLICY_FILE
+    write_atomic(out, lambda tmp: shutil.copyfile(src, tmp))
+    figures = evaluate_collection(out, [heldout], max_positions=positions) if heldout else {}
+    return {"file": out.name, "sha256": record(out),
+            "run": {"config": json.loads(config_path.read_text()),
+                    "updates": max(int(r["updates"]) for r in rows),
+                    "games": max(int(r["games"]) for r in rows),
+                    # the run's own games against the SL policy, moves sampled
+                    "against_sl": [{"updates": int(r["updates"]), "games": int(r["sl_games"]),
+                                    "winrate": float(r["winrate_sl"])}
+                                   for r in rows if r.get("winrate_sl")]},
+            "heldout": {"collection": Path(heldout).name if heldout else None, **figures}}
+
+
 @click.command("bundle")
 @click.option("--policy", "policy_run", type=click.Path(file_okay=False, exists=True), default=None)
 @click.option("--value", "value_run", type=click.Path(file_okay=False, exists=True), default=None)
@@ -147,9 +174,11 @@ def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tu
                                  "becomes the bundled one of its board size (zero-9x9.onnx)")
 @click.option("--zero-generation", type=click.IntRange(0), default=None,
               help="with --zero-size: the registry generation [default: the run's best]")
+@click.option("--rl-policy", "rl_run", type=click.Path(file_okay=False, exists=True), default=None,
+              help="an engine-train rl run whose policy.onnx is bundled as rl-policy.onnx")
 @click.option("--out-dir", type=click.Path(file_okay=False), default=str(BUNDLED_DIR), show_default=True)
 def bundle_command(policy_run, value_run, zero_run, heldout, positions, calibration, zero_size_run,
-                   zero_generation, out_dir):
+                   zero_generation, rl_run, out_dir):
     """Export runs as the default models with checksums and held-out figures."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -178,6 +207,10 @@ def bundle_command(policy_run, value_run, zero_run, heldout, positions, calibrat
         index[key] = entry
         click.echo(f"{key}: {entry['file']} generation {entry['run']['generation']} of "
                    f"{zero_size_run}")
+    if rl_run is not None:
+        index["rl-policy"] = bundle_rl_policy(Path(rl_run), out, heldout, positions)
+        click.echo(f"rl-policy: {RL_POLICY_FILE} after {index['rl-policy']['run']['updates']} "
+                   f"updates, held-out {index['rl-policy']['heldout']}")
     rollout = out / "rollout.npz"
     if rollout.exists():
         index["rollout"] = {"file": rollout.name, "sha256": record(rollout)}
