@@ -139,11 +139,12 @@ def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tu
 
 def bundle_rl_policy(run_dir: Path, out_dir: Path, heldout, positions: int) -> dict:
     """The MODELS.json entry of an `engine-train rl` run's policy.onnx, bundled as rl-policy.onnx."""
-    src, config_path = run_dir / "policy.onnx", run_dir / "rl_config.json"
-    if not src.is_file() or not config_path.is_file():
-        raise click.UsageError(f"{run_dir}: not a finished engine-train rl run (policy.onnx and "
-                               f"rl_config.json)")
-    rows = list(csv.DictReader((run_dir / "curve.csv").open()))
+    src, config_path, curve = (run_dir / name for name in ("policy.onnx", "rl_config.json",
+                                                           "curve.csv"))
+    if not all(path.is_file() for path in (src, config_path, curve)):
+        raise click.UsageError(f"{run_dir}: not a finished engine-train rl run (policy.onnx, "
+                               f"rl_config.json and curve.csv)")
+    rows = list(csv.DictReader(curve.open()))
     out = out_dir / RL_POLICY_FILE
     write_atomic(out, lambda tmp: shutil.copyfile(src, tmp))
     figures = evaluate_collection(out, [heldout], max_positions=positions) if heldout else {}

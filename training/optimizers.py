@@ -5,6 +5,9 @@
     opt = build_optimizer(net, "adam", lr=5e-5)
 
 The c ||theta||^2 term of a loss is the optimizer's weight decay: its gradient is 2 c theta.
+
+A resumed run takes its optimizer's moments from the checkpoint and its settings (rate, momentum,
+decay) from the command line: `restore_state(opt, saved)`.
 """
 from __future__ import annotations
 
@@ -21,4 +24,17 @@ def build_optimizer(net, name: str, lr: float, l2: float = 0.0, momentum: float 
     raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {name!r}")
 
 
-__all__ = ["OPTIMIZERS", "build_optimizer"]
+def restore_state(opt, saved: dict) -> bool:
+    """Load the per-weight state (moments, momentum buffers) of `saved`, an optimizer's
+    state_dict, into `opt`, keeping `opt`'s settings; False, and `opt` untouched, when `saved`
+    is another kind of optimizer's (its groups hold other settings: Adam's betas, SGD's momentum)."""
+    wanted = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
+    if [set(w) for w in wanted] != [set(g) - {"params"} for g in saved["param_groups"]]:
+        return False
+    opt.load_state_dict(saved)
+    for group, settings in zip(opt.param_groups, wanted):
+        group.update(settings)
+    return True
+
+
+__all__ = ["OPTIMIZERS", "build_optimizer", "restore_state"]

@@ -57,7 +57,7 @@ from goengine.training import nets
 from goengine.training.curves import append_row, save_figure
 from goengine.training.export import export_onnx
 from goengine.training.game_shards import GameShards
-from goengine.training.optimizers import OPTIMIZERS, build_optimizer
+from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
 from goengine.training.precision import autocast as precision_autocast, precision_options, \
     resolve as resolve_precision
 from goengine.training.selfplay import POLICY_FEATURES
@@ -276,16 +276,9 @@ class RLRun:
         made with the same kind (a resumed run that changes `--optimizer` starts its state anew)."""
         cfg = self.cfg
         opt = build_optimizer(self.net, cfg.optimizer, cfg.lr, momentum=cfg.momentum)
-        if ckpt is not None:
+        if ckpt is not None and not restore_state(opt, ckpt["optimizer"]):
             saved = json.loads(ckpt.get("rl_config", "{}")).get("optimizer", "sgd")
-            if saved == cfg.optimizer:
-                opt.load_state_dict(ckpt["optimizer"])
-                for group in opt.param_groups:      # the rates given now, not the saved ones
-                    group["lr"] = cfg.lr
-                    if "momentum" in group:
-                        group["momentum"] = cfg.momentum
-            else:
-                self.log(f"optimizer {saved} -> {cfg.optimizer}: its state starts anew")
+            self.log(f"optimizer {saved} -> {cfg.optimizer}: its state starts anew")
         return opt
 
     def _play(self, pairs_by_kind: dict, it: int, bar) -> dict:

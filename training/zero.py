@@ -62,7 +62,7 @@ from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob, default_play_on
 from goengine.training.zero_shards import (ZeroShards, calibrated_threshold, load_window,
                                            resignation_stats)
-from goengine.training.optimizers import OPTIMIZERS, build_optimizer
+from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
 from goengine.training.zero_train import (STATS, HeadWeights,
                                           part_means, run_steps, sample_batch, save_trainer)
 
@@ -234,12 +234,10 @@ class ZeroRun:
         if self.cfg.channels_last:
             self.net = self.net.to(memory_format=torch.channels_last)
         opt = build_optimizer(self.net, self.cfg.optimizer, self.cfg.lr, self.cfg.l2)
-        if ckpt is not None:
-            # the state brings its own rate and decay: a resumed run keeps this run's (--lr, --l2)
-            wanted = [(g["lr"], g["weight_decay"]) for g in opt.param_groups]
-            opt.load_state_dict(ckpt["optimizer"])
-            for group, (lr, decay) in zip(opt.param_groups, wanted):
-                group["lr"], group["weight_decay"] = lr, decay
+        # a resumed run keeps this run's --lr and --l2; another --optimizer starts anew
+        if ckpt is not None and not restore_state(opt, ckpt["optimizer"]):
+            self.log(f"--optimizer {self.cfg.optimizer}: the checkpoint's optimizer state is "
+                     f"another kind's; it starts anew")
         return opt
 
     def publish(self, name: str, path: Path) -> None:

@@ -27,7 +27,7 @@ from goengine.training import nets
 from goengine.training.precision import resolve as resolve_precision
 from goengine.training.zero import ZeroConfig, head_weights
 from goengine.training.zero_shards import load_window
-from goengine.training.optimizers import build_optimizer
+from goengine.training.optimizers import build_optimizer, restore_state
 from goengine.training.zero_train import STATS, run_steps, save_trainer
 
 
@@ -43,7 +43,7 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
     if cfg.channels_last:
         net = net.to(memory_format=torch.channels_last)
     opt = build_optimizer(net, cfg.optimizer, cfg.lr, cfg.l2)
-    opt.load_state_dict(ckpt["optimizer"])
+    restore_state(opt, ckpt["optimizer"])      # the loop's checkpoint: the same kind
     steps = int(ckpt["steps"])
     gen = json.loads((run_dir / "state.json").read_text())["generation"]
     model = DistributedDataParallel(net, device_ids=[device.index] if cuda else None)
