@@ -246,14 +246,19 @@ def test_sprt_decisions():
     assert gate_decision(50, 100, 50)[1] == pytest.approx(gate_decision(100, 0, 100)[1])
 
 
-def test_selfplay_values_stay_at_the_runs_komi():
-    """The networks learn at the run's komi: the self-play search moves no value to another komi
-    (engine.search.komi), so that an even value reads even at komi 0 as at 7.5."""
-    for komi in (0.0, 7.5):
-        search = make_search(UniformEvaluator(), ZeroGamesJob(pairs=[], size=5, komi=komi,
-                                                              noise=False), 1)
-        result = search.search(Game(5, zero_rules(komi)), 1, visits=30)
-        assert result.winrate == pytest.approx(0.5, abs=1e-6)
+def test_selfplay_values_move_from_the_networks_komi_to_the_games():
+    """Self-play reads the network's value at the komi the network learned at (its file's
+    `komi`): at that komi an even value reads even; a --fair-komi generation played at komi 0 by
+    a network that learned at 7.5 gives Black (to move) more than half (engine.search.komi)."""
+    for learned, komi in ((0.0, 0.0), (7.5, 7.5), (7.5, 0.0), (0.0, 7.5)):
+        evaluator = UniformEvaluator()
+        evaluator.learned_komi = learned
+        search = make_search(evaluator, ZeroGamesJob(pairs=[], size=5, komi=komi, noise=False), 1)
+        winrate = search.search(Game(5, zero_rules(komi)), 1, visits=30).winrate
+        if learned == komi:
+            assert winrate == pytest.approx(0.5, abs=1e-6)
+        else:
+            assert (winrate > 0.55) == (komi < learned) and (winrate < 0.45) == (komi > learned)
 
 
 # ---- training ---------------------------------------------------------------------------------

@@ -44,6 +44,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
+from goengine.engine.search.komi import fair_komi
 from goengine.models.metadata import ModelError
 from goengine.models.session import CPU, providers
 from goengine.training import nets
@@ -60,8 +61,8 @@ from goengine.training.zero_reference import (ReferenceConfig, evaluate, referen
                                                reference_options)
 from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob, default_play_on
-from goengine.training.zero_shards import (ZeroShards, calibrated_threshold, load_window,
-                                           resignation_stats)
+from goengine.training.zero_shards import (ZeroShards, black_share, calibrated_threshold,
+                                           load_window, resignation_stats, window_komi)
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
 from goengine.training.zero_train import (STATS, HeadWeights,
                                           part_means, run_steps, sample_batch, save_trainer)
@@ -70,7 +71,8 @@ BEST, CANDIDATE = "best", "candidate"       # network names on the workers
 CALIBRATION_GAMES, CALIBRATION_POSITIONS = 200, 256     # an int8 network's calibration
 CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
                 "policy_loss", "ownership_mse", "score_mae",
-                "window_positions", "selfplay_games_s", "selfplay_positions_s",
+                "window_positions", "selfplay_games_s", "selfplay_positions_s", "komi",
+                "black_share",
                 "train_positions_s", "resign_threshold", "false_resign", "would_resign",
                 "gate_games", "gate_score",
                 "llr", "elapsed_s"]
@@ -79,7 +81,10 @@ CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss
 @dataclass(frozen=True)
 class ZeroConfig:
     size: int = 9
-    komi: float = 7.5
+    komi: float = 7.5               # the self-play komi; with fair_komi, the first generation's
+    fair_komi: bool = False         # each generation at the komi Black would have won half the
+                                    # previous one's games at (engine.search.komi.fair_komi)
+    komi_step: float = 2.0          # the most the fair komi moves in one generation (points)
     generations: int = 10           # loop iterations (self-play, training, gating) to reach
     # self-play
     games: int = 100                # games per generation
@@ -211,7 +216,7 @@ class ZeroRun:
             self.steps = 0
             self.state = {"size": cfg.size, "generation": 1, "phase": "selfplay", "best": 0,
                           "elapsed_s": 0.0, "init": str(init or "scratch"), "row": {},
-                          "resign_threshold": cfg.resign_threshold}
+                          "resign_threshold": cfg.resign_threshold, "komi": cfg.komi}
             (self.dir / "curve.csv").unlink(missing_ok=True)
             export_onnx(self.net, "zero", self.dir / "candidate.onnx",
                         {"training_data": f"initial: {self.state['init']}",
@@ -264,7 +269,7 @@ class ZeroRun:
     # ---- the phases -------------------------------------------------------------------------
     def _job_args(self, gating: bool) -> dict:
         cfg = self.cfg
-        common = dict(size=cfg.size, komi=cfg.komi, move_cap=cfg.move_cap,
+        common = dict(size=cfg.size, komi=self.selfplay_komi, move_cap=cfg.move_cap,
                       batch_size=cfg.search_batch, score_utility=cfg.score_utility,
                       resign_threshold=self.state.get("resign_threshold", cfg.resign_threshold),
                       eps=cfg.dirichlet_eps, alpha=cfg.dirichlet_alpha,
@@ -277,6 +282,14 @@ class ZeroRun:
                     no_resign_fraction=cfg.no_resign_fraction, record=True,
                     fast_visits=cfg.fast_visits, full_fraction=cfg.full_fraction,
                     forced_playouts=cfg.forced_playouts)
+
+    @property
+    def selfplay_komi(self) -> float:
+        """The komi of this generation's self-play (and gating) games: --komi, or with
+        --fair-komi the one the run has reached (--komi until then)."""
+        if not self.cfg.fair_komi:
+            return self.cfg.komi
+        return float(self.state.get("komi", self.cfg.komi))
 
     def selfplay(self) -> None:
         cfg, gen = self.cfg, self.state["generation"]
@@ -300,10 +313,14 @@ class ZeroRun:
         dt = max(time.monotonic() - t0, 1e-9)
         false, would = resignation_stats(self.dir / "games", gen)
         used = self.state.get("resign_threshold", cfg.resign_threshold)
+        share, played, komi = black_share(self.dir / "games", gen)
         self.state["row"] = {"selfplay_games_s": f"{games / dt:.3f}" if games else "",
                              "selfplay_positions_s": f"{positions / dt:.1f}" if games else "",
                              "false_resign": false, "would_resign": would,
-                             "resign_threshold": f"{used:.4f}"}
+                             "resign_threshold": f"{used:.4f}", "komi": f"{komi:g}",
+                             "black_share": f"{share:.3f}" if played else ""}
+        if cfg.fair_komi and played:
+            self.state["komi"] = next_komi(komi, share, cfg.size, cfg.komi_step)
         if cfg.resign_target > 0:
             # the next generation's threshold, from the no-resign games of the window
             new = calibrated_threshold(self.dir / "games", cfg.window, cfg.resign_target,
@@ -371,7 +388,10 @@ class ZeroRun:
         export_onnx(self.net, "zero", self.dir / "candidate.onnx",
                     {"training_data": f"Zero self-play {cfg.size}x{cfg.size}, generation {gen}: "
                                       f"{self.shards.games} games, {self.steps} steps",
-                     "board_sizes": str(cfg.size), "komi": cfg.komi}, board_size=cfg.size)
+                     "board_sizes": str(cfg.size),
+                     # the komi its value learned at: its window's games' (fair komi: a mean)
+                     "komi": f"{window_komi(self.dir / 'games', cfg.window):g}"},
+                    board_size=cfg.size)
         result = {"decision": "latest", "wins": 0, "draws": 0, "losses": 0, "llr": ""}
         if cfg.gating:
             self.publish(CANDIDATE, self.dir / "candidate.onnx")
@@ -463,6 +483,14 @@ class ZeroRun:
         bar.close()
 
 
+def next_komi(komi: float, share: float, size: int, step: float) -> float:
+    """The next generation's self-play komi after Black won `share` at `komi`: the fair komi
+    (engine.search.komi.fair_komi), at most `step` points away, on a half point (area scoring
+    has no draws there)."""
+    target = min(max(fair_komi(komi, share, size), komi - step), komi + step)
+    return float(np.floor(target) + 0.5)
+
+
 def head_weights(cfg: ZeroConfig) -> HeadWeights:
     return HeadWeights(cfg.ownership_weight, cfg.score_weight)
 
@@ -513,7 +541,15 @@ D = ZeroConfig()
               help="start from this Zero network (a training checkpoint .pt or a zero ONNX, "
                    "e.g. training/checkpoints/zero-cpu.pt) [default: from scratch]")
 @click.option("--size", default=D.size, show_default=True, type=click.IntRange(5, 19))
-@click.option("--komi", default=D.komi, show_default=True, type=float)
+@click.option("--komi", default=D.komi, show_default=True, type=float,
+              help="self-play komi (with --fair-komi the first generation's; the reference "
+                   "matches' unless --reference-komi)")
+@click.option("--fair-komi/--fixed-komi", default=D.fair_komi, show_default=True,
+              help="play each generation at the komi at which Black would have won half of the "
+                   "previous generation's games (a resumed run keeps the komi it reached)")
+@click.option("--komi-step", default=D.komi_step, show_default=True,
+              type=click.FloatRange(0, min_open=True),
+              help="with --fair-komi: the most the komi moves from one generation to the next")
 @click.option("--generations", default=D.generations, show_default=True, type=click.IntRange(1),
               help="generations to reach (a resumed run goes on to this number)")
 @click.option("--games", default=D.games, show_default=True, type=click.IntRange(1),

@@ -176,9 +176,11 @@ def make_search(evaluator, job: ZeroGamesJob, seed: int) -> NetworkSearch:
     alpha = (job.alpha or default_alpha(n)) if job.noise else 0.0
     cfg = NetSearchConfig(mode="zero", dirichlet_alpha=alpha, dirichlet_eps=job.eps,
                           batch_size=job.batch_size, score_utility=job.score_utility,
-                          # the networks learn from games at the job's komi: their values and
-                          # scores need no move to another komi (engine.search.komi)
-                          value_komi=job.komi,
+                          # the komi the network learned at (its file's `komi`: the komi of
+                          # its training window); a --fair-komi run plays each generation at
+                          # another, and the values and scores are moved there
+                          # (engine.search.komi)
+                          value_komi=None,
                           no_pass_before=job.play_on,
                           forced_k=job.forced_playouts if job.noise else 0.0,
                           # the tree a game needs, with room for the subtree kept between moves

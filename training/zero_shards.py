@@ -18,6 +18,7 @@ Layout of a shard (np.savez_compressed; P positions, G games):
 | offsets      | int64   | [G+1]      | game g's moves are [offsets[g], offsets[g+1])           |
 | winner       | int8    | [G]        | +1 black, -1 white, 0 draw                              |
 | score        | float32 | [G]        | area score with komi, nan for a resignation             |
+| komi         | float32 | [G]        | the game's komi (the manifest's `info` komi before it)   |
 | own          | int8    | [G, N*N]   | final area owner: +1 black, -1 white, 0 neutral (or resigned) |
 | resigned, no_resign | bool | [G]   |                                                         |
 | would_resign | int8    | [G]        | in no-resign games, the colour that would have resigned |
@@ -30,6 +31,11 @@ to offsets); with it only the full searches are (training.zero_selfplay). Shards
 resigned game's positions, and those of shards written before `own` existed, carry mask 0. A killed run
 loses at most the shard being written: the manifest lists only shards written whole, and a file
 missing from it is written again under the same name.
+
+A run with `--fair-komi` plays each generation at its own komi; the manifest gives each shard's
+komi, and the window's (`window_komi`, the games' mean) is the komi its networks learn at: the
+score targets are moved there (a game's margin on the board does not depend on the komi), the
+outcomes cannot be and stay those of each game's komi.
 """
 from __future__ import annotations
 
@@ -39,6 +45,7 @@ from pathlib import Path
 
 import numpy as np
 
+from goengine.engine.search.komi import DEFAULT_VALUE_KOMI
 from goengine.training.game_shards import MANIFEST, read_manifest, write_atomic
 
 
@@ -79,6 +86,7 @@ class ZeroShards:
             score=np.asarray([r.score for r in results], dtype=np.float32),
             own=np.stack([r.own if len(r.own) else np.zeros(r.size * r.size, np.int8)
                           for r in results]).astype(np.int8),
+            komi=np.asarray([r.komi for r in results], dtype=np.float32),
             resigned=np.asarray([r.resigned for r in results], dtype=bool),
             no_resign=np.asarray([r.no_resign for r in results], dtype=bool),
             would_resign=np.asarray([r.would_resign for r in results], dtype=np.int8),
@@ -91,7 +99,8 @@ class ZeroShards:
         write_atomic(self.dir / name, write_shard)
         shards = [s for s in self.manifest["shards"] if s["file"] != name]
         shards.append({"file": name, "games": len(results), "positions": int(sum(recorded)),
-                       "generation": generation})
+                       "generation": generation,
+                       "komi": float(np.mean([r.komi for r in results]))})
         self.manifest["shards"] = shards
         self.manifest["games"] = sum(s["games"] for s in shards)
         self.manifest["positions"] = sum(s["positions"] for s in shards)
@@ -106,8 +115,9 @@ class Window:
     z: np.ndarray       # float32[P]
     games: int
     own: np.ndarray     # int8[P, N*N]: final area owner, +1 = the side to move
-    score: np.ndarray   # float32[P]: final area score for the side to move (komi included)
+    score: np.ndarray   # float32[P]: final area score for the side to move at the window's komi
     mask: np.ndarray    # float32[P]: 1 where the game was played out (own and score are known)
+    komi: float = DEFAULT_VALUE_KOMI    # the window's komi (window_komi)
 
 
 def positions_of(shard) -> tuple[np.ndarray, np.ndarray]:
@@ -137,27 +147,48 @@ def stm_targets(own_black: np.ndarray, score: np.ndarray, resigned: np.ndarray,
         played.astype(np.float32)
 
 
+def newest_shards(out_dir, games: int) -> tuple[list[dict], float]:
+    """The manifest entries of the newest shards (whole, oldest first) that hold at least `games`
+    games, each with its `komi` (the run's `info` komi, else 7.5, for shards written before
+    shards had one), and the komi of those games together (their mean; 7.5 when there are none)."""
+    manifest = read_manifest(Path(out_dir))
+    default = float(manifest.get("info", {}).get("komi", DEFAULT_VALUE_KOMI))
+    chosen, count = [], 0
+    for shard in reversed(manifest["shards"]):
+        if count >= games:
+            break
+        chosen.append(dict(shard, komi=float(shard.get("komi", default))))
+        count += shard["games"]
+    chosen.reverse()
+    if not count:
+        return chosen, default
+    return chosen, sum(s["komi"] * s["games"] for s in chosen) / count
+
+
+def window_komi(out_dir, games: int) -> float:
+    """The komi the networks trained on the newest `games` games learn at: the games' mean."""
+    return newest_shards(out_dir, games)[1]
+
+
 def load_window(out_dir, games: int) -> Window | None:
     """The positions of the newest `games` games (whole shards, newest first, until they hold
     at least `games`); None when there are none."""
     out_dir = Path(out_dir)
-    chosen, count = [], 0
-    for shard in reversed(read_manifest(out_dir)["shards"]):
-        if count >= games:
-            break
-        chosen.append(shard["file"])
-        count += shard["games"]
+    chosen, komi = newest_shards(out_dir, games)
     if not chosen:
         return None
     xs, pis, zs, aux = [], [], [], []
-    for name in reversed(chosen):
-        with np.load(out_dir / name) as a:
+    for shard in chosen:
+        with np.load(out_dir / shard["file"]) as a:
             xs.append(a["x"])
             pis.append(a["pi"].astype(np.float32))
             zs.append(a["z"].astype(np.float32))
             npts = a["pi"].shape[1] - 1
             if "own" in a.files:
-                aux.append(stm_targets(a["own"], a["score"], a["resigned"], *positions_of(a)))
+                game_komi = a["komi"] if "komi" in a.files else shard["komi"]
+                # Black's margin on the board less the window's komi
+                score = a["score"] + game_komi - komi
+                aux.append(stm_targets(a["own"], score, a["resigned"], *positions_of(a)))
             else:       # written before the auxiliary targets: none to train on
                 p = len(a["z"])
                 aux.append((np.zeros((p, npts), np.int8), np.zeros(p, np.float32),
@@ -165,7 +196,27 @@ def load_window(out_dir, games: int) -> Window | None:
     pi = np.concatenate(pis)
     pi /= pi.sum(axis=1, keepdims=True)        # float16 storage: renormalised
     own, score, mask = (np.concatenate(parts) for parts in zip(*aux))
-    return Window(np.concatenate(xs), pi, np.concatenate(zs), count, own, score, mask)
+    return Window(np.concatenate(xs), pi, np.concatenate(zs), sum(s["games"] for s in chosen),
+                  own, score.astype(np.float32), mask, komi)
+
+
+def black_share(out_dir, generation: int) -> tuple[float, int, float]:
+    """(Black's share of the points, games, their komi) in the self-play games of `generation`:
+    a win counts 1, a draw 1/2."""
+    manifest = read_manifest(Path(out_dir))
+    default = float(manifest.get("info", {}).get("komi", DEFAULT_VALUE_KOMI))
+    points = games = komi = 0.0
+    for shard in manifest["shards"]:
+        if shard["generation"] != generation:
+            continue
+        with np.load(Path(out_dir) / shard["file"]) as a:
+            winner = a["winner"]
+        points += float((winner > 0).sum()) + 0.5 * float((winner == 0).sum())
+        games += len(winner)
+        komi += shard.get("komi", default) * len(winner)
+    if not games:
+        return 0.5, 0, default
+    return points / games, int(games), komi / games
 
 
 def resignation_stats(out_dir, generation: int | None = None) -> tuple[int, int]:
@@ -189,11 +240,8 @@ def calibrated_threshold(out_dir, games: int, target: float, cap: float,
     `games` games' no-resign games that their winner went on to win: the `target` quantile of
     the winners' lowest win rates, never above `cap`; None with fewer than `least` such games."""
     out_dir = Path(out_dir)
-    lows, count = [], 0
-    for shard in reversed(read_manifest(out_dir)["shards"]):
-        if count >= games:
-            break
-        count += shard["games"]
+    lows = []
+    for shard in newest_shards(out_dir, games)[0]:
         with np.load(out_dir / shard["file"]) as a:
             if "min_winrate" not in a.files:
                 continue
@@ -207,5 +255,5 @@ def calibrated_threshold(out_dir, games: int, target: float, cap: float,
     return float(min(cap, np.quantile(lows, target)))
 
 
-__all__ = ["Window", "ZeroShards", "calibrated_threshold", "load_window", "positions_of",
-           "resignation_stats", "stm_targets"]
+__all__ = ["Window", "ZeroShards", "black_share", "calibrated_threshold", "load_window",
+           "newest_shards", "positions_of", "resignation_stats", "stm_targets", "window_komi"]

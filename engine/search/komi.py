@@ -14,6 +14,10 @@ and the value at the learned komi k0 gives mu; at komi k
 
 A komi 40 points against a side turns an even position into a sure loss on 9x9 and 19x19 alike,
 and the win rate and the resignation rule follow the komi actually set.
+
+The same model read backwards gives the fair komi of a set of games: Black winning a share p of
+them at komi k puts mu at k + s logit(p), the komi at which Black would have won half
+(`fair_komi`; the Zero loop's `--fair-komi` self-play, docs/algorithms.md §4.6).
 """
 from __future__ import annotations
 
@@ -22,6 +26,9 @@ import numpy as np
 VALUE_LIMIT = 1.0 - 1e-9      # atanh(+-1) is infinite: a sure result stays (almost) sure
 DEFAULT_VALUE_KOMI = 7.5      # what a network that does not say learned at (every one before
                               # the `komi` metadata key)
+KOMI_SCALE = 0.45             # s / N: the logistic scale of the final margin, points per board
+                              # line (4 points on 9x9, 8.6 on 19x19)
+SHARE_LIMIT = 0.02            # a share of 0 or 1 says the komi is far off, not how far
 
 
 def learned_komi(evaluator, setting: float | None) -> float:
@@ -46,3 +53,11 @@ def value_at_komi(v_black, shift: float):
     if shift == 0.0:
         return v_black
     return np.tanh(np.arctanh(np.clip(v_black, -VALUE_LIMIT, VALUE_LIMIT)) + shift)
+
+
+def fair_komi(komi: float, black_share: float, size: int, komi_scale: float = KOMI_SCALE) -> float:
+    """The komi at which Black would win half of a set of games that Black won a share
+    `black_share` of at `komi` (the score model above; the share is held within SHARE_LIMIT of
+    0 and 1)."""
+    p = min(max(black_share, SHARE_LIMIT), 1.0 - SHARE_LIMIT)
+    return komi + komi_scale * size * float(np.log(p / (1.0 - p)))

@@ -42,7 +42,7 @@ from goengine.engine.playout import playout, seed as playout_seed
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
-from goengine.engine.search.komi import komi_shift, learned_komi, value_at_komi
+from goengine.engine.search.komi import KOMI_SCALE, komi_shift, learned_komi, value_at_komi
 from goengine.engine.search.priors import heuristic_priors
 from goengine.engine.search.result import SearchResult, summarize_root
 from goengine.engine.search.terminal import judged_area_ownership, terminal_mask
@@ -69,7 +69,7 @@ class NetSearchConfig:
                                    # no measured strength gain yet)
     value_komi: float | None = None  # the komi the value network learned at; None: what its
                                      # file says, else 7.5 (engine.search.komi.learned_komi)
-    komi_scale: float = 0.45       # logistic scale of the final score, points per board line
+    komi_scale: float = KOMI_SCALE  # logistic scale of the final score, points per board line
     score_utility: float = 0.0     # Zero: weight of the score in a leaf's utility (KataGo's
                                    # static score utility, 0.1 there beside a dynamic 0.3); 0: off
     score_utility_scale: float = 0.0  # points of score at which atan reaches pi/4; 0: the board
