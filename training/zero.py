@@ -10,7 +10,9 @@ Generation g (1, 2, ...):
 
 1. self-play: `--games` games of the best network against itself through the engine's Zero search
    (`training.zero_selfplay`: root noise, the opening sampled, resignation) on the workers
-   (`training.workers`), each job's games written as one shard (`training.zero_shards`);
+   (`training.workers`), each job's games written as one shard (`training.zero_shards`), at
+   `--komi`, or with `--fair-komi` at the komi at which Black would have won half of the previous
+   generation's games (`next_komi`);
 2. training: `--steps` minibatches from the newest `--window` games under random symmetries, loss
    (z - v)^2 - pi^T log p + c ||theta||^2 (`training.zero_train`), plus KataGo's ownership and score
    terms for the heads of `--heads`; the candidate's weights carry on from generation to
