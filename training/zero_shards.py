@@ -147,12 +147,18 @@ def stm_targets(own_black: np.ndarray, score: np.ndarray, resigned: np.ndarray,
         played.astype(np.float32)
 
 
+def run_komi(manifest: dict) -> float:
+    """The run's komi as the manifest's `info` gives it (7.5 where it says none): the komi of
+    shards written before shards had their own."""
+    return float(manifest.get("info", {}).get("komi", DEFAULT_VALUE_KOMI))
+
+
 def newest_shards(out_dir, games: int) -> tuple[list[dict], float]:
     """The manifest entries of the newest shards (whole, oldest first) that hold at least `games`
-    games, each with its `komi` (the run's `info` komi, else 7.5, for shards written before
-    shards had one), and the komi of those games together (their mean; 7.5 when there are none)."""
+    games, each with its `komi` (`run_komi` for shards written before shards had one), and the
+    komi of those games together (their mean; the run's komi when there are none)."""
     manifest = read_manifest(Path(out_dir))
-    default = float(manifest.get("info", {}).get("komi", DEFAULT_VALUE_KOMI))
+    default = run_komi(manifest)
     chosen, count = [], 0
     for shard in reversed(manifest["shards"]):
         if count >= games:
@@ -204,7 +210,7 @@ def black_share(out_dir, generation: int) -> tuple[float, int, float]:
     """(Black's share of the points, games, their komi) in the self-play games of `generation`:
     a win counts 1, a draw 1/2."""
     manifest = read_manifest(Path(out_dir))
-    default = float(manifest.get("info", {}).get("komi", DEFAULT_VALUE_KOMI))
+    default = run_komi(manifest)
     points = games = komi = 0.0
     for shard in manifest["shards"]:
         if shard["generation"] != generation:
