@@ -48,6 +48,13 @@ def for_size(evaluator, n: int):
     return evaluator if pick is None else pick(n)
 
 
+def feature_set_for(evaluator, n: int, default: str) -> str:
+    """The feature set of the network that answers n x n positions, from its metadata; `default`
+    for an evaluator without metadata."""
+    meta = getattr(for_size(evaluator, n), "meta", None)
+    return getattr(meta, "feature_set", default)
+
+
 def uniform_priors(batch: int, n: int, legal_mask: np.ndarray | None) -> np.ndarray:
     """float32[B, N*N+1]: equal probability on every legal move (all moves when mask is None)."""
     if legal_mask is None:

@@ -29,6 +29,7 @@ from goengine.gtp.protocol import GtpError
 from goengine.gtp.session import Session
 from goengine.gtp.sgfio import dump as dump_sgf, load as load_sgf
 from goengine.models.by_size import BySizeEvaluator
+from goengine.models.metadata import ROLE_KINDS
 from goengine.models.onnx_evaluator import OnnxEvaluator
 from goengine.models.session import CPU, providers
 from goengine.models.store import read_checksums, verify
@@ -83,7 +84,8 @@ def _build_search(s: Session):
         if cfg.threads not in (None, 1):
             log.warning("--threads %s: the heuristic search runs on one thread", cfg.threads)
         return MctsSearch(seed=cfg.seed, rollout=_rollout_policy(cfg, default="heuristic"))
-    models = {kind: _evaluator(cfg, kind) for kind, required in SEARCH_MODELS[cfg.search]
+    loaded: dict[str, OnnxEvaluator] = {}   # one evaluator for a file that fills two roles
+    models = {kind: _evaluator(cfg, kind, loaded) for kind, required in SEARCH_MODELS[cfg.search]
               if required or os.path.isfile(model_path(cfg, kind))}
     sizes = None
     for ev in models.values():
@@ -135,22 +137,30 @@ def _rollout_policy(cfg: EngineConfig, default: str):
     return pol
 
 
-def _evaluator(cfg: EngineConfig, kind: str):
-    """The kind's network; with the networks made for one size beside it (models.names'
-    SIZED_MODEL_FILES, e.g. zero-9x9.onnx), one evaluator that answers each size with its own."""
+def _evaluator(cfg: EngineConfig, kind: str, loaded: dict):
+    """The network filling the kind's role; with the networks made for one size beside it
+    (models.names' SIZED_MODEL_FILES, e.g. zero-9x9.onnx), one evaluator that answers each size
+    with its own. A file already in `loaded` (another role's, e.g. one Zero network as both the
+    AlphaGo search's policy and value) is that same evaluator, so the search can tell."""
     on_cpu = providers() == [CPU]
-    default = _onnx(cfg, kind, load_file(cfg, kind, on_cpu=on_cpu))
-    sized = {size: _onnx(cfg, kind, path)
+    default = _onnx(cfg, kind, load_file(cfg, kind, on_cpu=on_cpu), loaded)
+    sized = {size: _onnx(cfg, kind, path, loaded)
              for size, path in sized_load_files(cfg, kind, on_cpu=on_cpu).items()}
     return BySizeEvaluator(default, sized) if sized else default
 
 
-def _onnx(cfg: EngineConfig, kind: str, path: str) -> OnnxEvaluator:
+def _onnx(cfg: EngineConfig, kind: str, path: str, loaded: dict) -> OnnxEvaluator:
     path = Path(path)
+    key = str(path.resolve())
+    if key in loaded:
+        log.info("%s model %s: the one loaded already", kind, path)
+        return loaded[key]
     if read_checksums(path.parent):
         verify(path)            # a directory with SHA256SUMS: the file must match its line
     log.info("loading %s model %s", kind, path)
-    return OnnxEvaluator(path, threads=cfg.threads or 1, kind=kind, seed=cfg.seed)
+    loaded[key] = OnnxEvaluator(path, threads=cfg.threads or 1, kind=ROLE_KINDS[kind],
+                                seed=cfg.seed)
+    return loaded[key]
 
 
 def _warm_up(player, size: int) -> None:

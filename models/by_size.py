@@ -9,7 +9,9 @@ A network trained by self-play on one size (the Zero loop's 9x9 run) plays that 
 the fully convolutional default trained on 19x19 human games, which still plays every other size.
 The engine's searches see one `engine.evaluator.Evaluator`; what they ask of a network's heads
 (`has_ownership`, `has_score`) they ask of `engine.evaluator.for_size(ev, n)`, the network that
-answers n x n boards.
+answers n x n boards. The networks may take different planes (a 9x9 Zero network as the value of
+the AlphaGo search beside the 49-plane value network): `engine.evaluator.feature_set_for(ev, n)`
+names the set of n x n boards, and `meta` is the default network's.
 """
 from __future__ import annotations
 
@@ -25,9 +27,10 @@ from goengine.models.metadata import ModelError
 class BySizeEvaluator:
     def __init__(self, default, by_size: Mapping[int, object]):
         for size, ev in by_size.items():
-            if ev.meta.feature_set != default.meta.feature_set:
-                raise ModelError(f"the {size}x{size} network takes {ev.meta.feature_set} planes, "
-                                 f"the default {default.meta.feature_set}")
+            for head in ("policy", "value"):   # each network fills the default's role
+                if getattr(default, f"has_{head}", False) and not getattr(ev, f"has_{head}", False):
+                    raise ModelError(f"the {size}x{size} network ({ev.meta.kind}) has no {head} "
+                                     f"output, the default ({default.meta.kind}) has")
             if size not in ev.meta.board_sizes:
                 raise ModelError(f"the {size}x{size} network is made for sizes "
                                  f"{list(ev.meta.board_sizes)}, not {size}")

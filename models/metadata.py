@@ -57,6 +57,12 @@ POLICY_INDEX = {"policy": "row_major", "rollout": "row_major", "value": "none",
                 "zero": "row_major+pass"}
 VALUE_PERSPECTIVE = "side_to_move"
 
+# The kinds of network that can fill each role of a search: a dual-head Zero network gives the
+# AlphaGo search its priors (policy head) or its leaf value (value head), one network call for
+# both when it fills the two roles (docs/algorithms.md §2.3).
+ROLE_KINDS = {"policy": ("policy", "zero"), "value": ("value", "zero"), "zero": ("zero",),
+              "rollout": ("rollout",)}
+
 
 class ModelError(RuntimeError):
     """A model file that cannot be used: missing, unreadable, or built for another contract."""
@@ -109,13 +115,16 @@ class ModelMetadata:
         except ValueError as e:
             raise ModelError(f"{where}: malformed metadata: {e}") from None
 
-    def check(self, where: str = "model", kind: str | None = None,
+    def check(self, where: str = "model", kind: str | tuple[str, ...] | None = None,
               feature_set: str | None = None) -> None:
-        """Refuse a model this engine cannot use (ModelError naming what differs and why)."""
+        """Refuse a model this engine cannot use (ModelError naming what differs and why);
+        `kind` is the kind expected, or a tuple of the kinds accepted (ROLE_KINDS)."""
         if self.kind not in KINDS:
             raise ModelError(f"{where}: unknown kind {self.kind!r}; expected one of {KINDS}")
-        if kind is not None and self.kind != kind:
-            raise ModelError(f"{where}: is a {self.kind!r} model, expected {kind!r}")
+        accepted = (kind,) if isinstance(kind, str) else kind
+        if accepted is not None and self.kind not in accepted:
+            want = " or ".join(repr(k) for k in accepted)
+            raise ModelError(f"{where}: is a {self.kind!r} model, expected {want}")
         if self.feature_set not in EXPECTED:
             raise ModelError(f"{where}: unknown feature set {self.feature_set!r}; "
                              f"this engine knows {sorted(EXPECTED)}")

@@ -9,7 +9,10 @@ MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onn
                "rollout": "rollout.npz"}
 
 # networks made for one board size, loaded beside the kind's default and used on that size only
-# (a search on a 9x9 board asks zero-9x9.onnx, every other size zero.onnx: models.by_size)
+# (a search on a 9x9 board asks zero-9x9.onnx, every other size zero.onnx: models.by_size). A
+# role may take a network of another kind that fills it (models.metadata.ROLE_KINDS): the 9x9
+# Zero network as the AlphaGo search's 9x9 value was measured no stronger than value.onnx
+# (docs/algorithms.md §2.3), so value.onnx stays the value on every size.
 SIZED_MODEL_FILES = {"zero": {9: "zero-9x9.onnx"}}
 
 # the RL policy (`engine-train rl`), bundled beside the SL one for `--search policy --policy

@@ -36,7 +36,7 @@ SYMMETRY_MODES = ("random", "average", "none")
 class OnnxEvaluator:
     def __init__(self, path: str | os.PathLike, threads: int = 1, *, symmetry: str = "random",
                  temperature: float = 1.0, max_batch: int = 64, cache_size: int = 200_000,
-                 seed: int | None = None, kind: str | None = None,
+                 seed: int | None = None, kind: str | tuple[str, ...] | None = None,
                  feature_set: str | None = None):
         if symmetry not in SYMMETRY_MODES:
             raise ValueError(f"symmetry must be one of {SYMMETRY_MODES}, got {symmetry!r}")

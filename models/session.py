@@ -38,9 +38,11 @@ def providers() -> list[str]:
     return [CUDA, CPU] if CUDA in ort.get_available_providers() else [CPU]
 
 
-def load_session(path: str | os.PathLike, threads: int = 1, *, kind: str | None = None,
+def load_session(path: str | os.PathLike, threads: int = 1, *,
+                 kind: str | tuple[str, ...] | None = None,
                  feature_set: str | None = None) -> ModelSession:
-    """Load and check `path`; `kind` / `feature_set`, when given, must match the file's metadata."""
+    """Load and check `path`; `kind` (or one of a tuple of kinds) / `feature_set`, when given,
+    must match the file's metadata."""
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such model file")

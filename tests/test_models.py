@@ -3,7 +3,7 @@ import onnx
 import pytest
 
 from goengine.models import store
-from goengine.models.metadata import EXPECTED, ModelError, ModelMetadata
+from goengine.models.metadata import EXPECTED, ROLE_KINDS, ModelError, ModelMetadata
 from goengine.models.session import load_session
 from goengine.training import nets
 from goengine.training.export import export_onnx
@@ -73,6 +73,15 @@ def test_wrong_kind_or_feature_set(files):
         load_session(files["policy"], 1, kind="zero")
     with pytest.raises(ModelError, match="uses feature set 'alphago48'"):
         load_session(files["policy"], 1, feature_set="alphago49")
+
+
+def test_roles_a_zero_network_can_fill(files):
+    """A dual-head Zero network may be the AlphaGo search's policy or value (ROLE_KINDS); a policy
+    network is still no value network, nor a value network a Zero one."""
+    for role in ("policy", "value", "zero"):
+        assert load_session(files["zero"], 1, kind=ROLE_KINDS[role]).meta.kind == "zero"
+    with pytest.raises(ModelError, match="is a 'policy' model, expected 'value' or 'zero'"):
+        load_session(files["policy"], 1, kind=ROLE_KINDS["value"])
 
 
 def test_missing_or_foreign_metadata(files, tmp_path):

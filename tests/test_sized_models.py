@@ -11,6 +11,7 @@ torch = pytest.importorskip("torch")
 
 from test_gtp_harness import Engine  # noqa: E402
 
+from goengine.engine.evaluator import feature_set_for  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
@@ -65,8 +66,14 @@ def test_mismatched_networks_are_refused(models, tmp_path):
     torch.manual_seed(0)
     policy = nets.build("policy", "cpu", layers=3, filters=8)
     export_onnx(policy, "policy", tmp_path / "policy.onnx", {"training_data": "random weights"})
-    with pytest.raises(ModelError, match="planes"):
+    with pytest.raises(ModelError, match=r"9x9 network \(policy\) has no value output"):
         BySizeEvaluator(default, {9: OnnxEvaluator(tmp_path / "policy.onnx")})
+    # a network on other planes may fill the role: the 9x9 Zero net as a value network's twin
+    value = nets.build("value", "cpu", layers=3, filters=8, fc=8)
+    export_onnx(value, "value", tmp_path / "value.onnx", {"training_data": "random weights"})
+    mixed = BySizeEvaluator(OnnxEvaluator(tmp_path / "value.onnx"),
+                            {9: OnnxEvaluator(models / "zero-9x9.onnx")})
+    assert feature_set_for(mixed, 9, "?") == "zero17" and feature_set_for(mixed, 13, "?") == "alphago49"
 
 
 def test_the_search_uses_the_size_network_and_its_heads(models):

@@ -36,7 +36,7 @@ from numba import njit
 
 from goengine.engine import board as B
 from goengine.engine.coords import PASS
-from goengine.engine.evaluator import for_size
+from goengine.engine.evaluator import feature_set_for, for_size
 from goengine.engine.features import extract
 from goengine.engine.playout import playout, seed as playout_seed
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
@@ -252,7 +252,10 @@ class NetworkSearch:
         self._rollout_pol = rollout or RolloutPolicy.uniform()
         self._rollout_tab = self._rollout_pol.new_tables()
         self._helpers: list[_RolloutHelper] = []
+        # the planes each network takes; a by-size evaluator's network for the board may take
+        # others, read from its metadata when a game begins (`_features_for`)
         self.policy_features, self.value_features = policy_features, value_features
+        self._pf, self._vf, self._size = policy_features, value_features, 19
         self.tree = T.Tree(config.tree_capacity)
         self._rng = np.random.default_rng(seed)
         self.eval_time = 0.0
@@ -273,7 +276,9 @@ class NetworkSearch:
     @staticmethod
     def _run(evaluator, planes, positions):
         """evaluator.evaluate, with cache keys when the evaluator keeps a cache: a leaf visited
-        again before its expansion (n_thr > 1) costs no second network run."""
+        again before its expansion (n_thr > 1) costs no second network run. A by-size evaluator
+        hands the positions to its network for their size, whose cache it is."""
+        evaluator = for_size(evaluator, planes.shape[-1])
         if getattr(evaluator, "cache_size", 0):
             keys = [(p.size, int(p.meta[B.M_HASH]), int(p.meta[B.M_TOPLAY]), int(p.meta[B.M_KO]),
                      int(p.meta[B.M_LAST]), int(p.meta[B.M_LAST2])) for p in positions]
@@ -288,18 +293,35 @@ class NetworkSearch:
         if self.config.mode == "zero":
             ev = self._run(self.policy, self._features(positions, "zero17"), positions)
             priors, values, scores = ev.priors, ev.value_stm, ev.score
+        elif need_value and self._one_net():
+            # one dual-head network fills both roles: a single call gives every leaf its value
+            # and the expanding leaves their priors (the others' rows go unused)
+            ev = self._run(self.value, self._features(positions, self._vf), positions)
+            priors, values = ev.priors, ev.value_stm
         else:
             if need_policy is not None and self.policy is not None and need_policy.any():
                 sel = [p for p, f in zip(positions, need_policy) if f]
-                pr = self._run(self.policy, self._features(sel, self.policy_features), sel).priors
+                pr = self._run(self.policy, self._features(sel, self._pf), sel).priors
                 priors = np.zeros((len(positions), pr.shape[1]), dtype=np.float32)
                 priors[need_policy] = pr
             if need_value and self.value is not None:
-                values = self._run(self.value, self._features(positions, self.value_features),
+                values = self._run(self.value, self._features(positions, self._vf),
                                    positions).value_stm
         self.eval_time += time.perf_counter() - t0
         self.evaluations += len(positions)
         return priors, values, scores
+
+    def _one_net(self) -> bool:
+        """AlphaGo search whose priors and values come from the same network on the same planes
+        (a dual-head Zero network in both roles) on the board of the game begun."""
+        return (self.policy is not None and self._pf == self._vf
+                and for_size(self.policy, self._size) is for_size(self.value, self._size))
+
+    def _features_for(self, size: int) -> None:
+        """The feature sets of the networks that answer `size` x `size` boards."""
+        self._size = size
+        self._pf = feature_set_for(self.policy, size, self.policy_features)
+        self._vf = feature_set_for(self.value, size, self.value_features)
 
     # ---- expansion ----------------------------------------------------------------------------
     def _expand(self, node, st, meta, net_priors, moves_buf, priors_buf) -> None:
@@ -374,6 +396,7 @@ class NetworkSearch:
         moves_buf = np.empty(a + 1, dtype=np.int32)
         priors_buf = np.empty(a + 1, dtype=np.float64)
         self._game, self._color = game, color
+        self._features_for(game.size)
         self._root = (st0, meta0, root_hist, hist_len)
         self._bufs = (np.empty(4 * a + 64, dtype=np.int64), moves_buf, priors_buf)
         self._max_moves = int(cfg.max_moves_factor * game.size * game.size)
@@ -403,7 +426,7 @@ class NetworkSearch:
         network in the AlphaGo search, the dual-head network in Zero."""
         if self.config.mode == "zero":
             return self.policy, "zero17"
-        return self.value, self.value_features
+        return self.value, self._vf
 
     def _value_heads(self, pos: Position, color: int) -> tuple:
         """(ownership float[N, N] from Black's view, score lead for Black in points) from the
@@ -424,6 +447,7 @@ class NetworkSearch:
     def head_ownership(self, game) -> np.ndarray | None:
         """float[N, N], +1 black, from the value or Zero network's ownership head for `game` as
         it stands (no playouts); None when the network has no such head."""
+        self._features_for(game.size)
         if not getattr(for_size(self._head_net()[0], game.size), "has_ownership", False):
             return None
         pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history[-8:]), game.size)
