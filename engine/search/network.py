@@ -255,7 +255,7 @@ class NetworkSearch:
         # the planes each network takes; a by-size evaluator's network for the board may take
         # others, read from its metadata when a game begins (`_features_for`)
         self.policy_features, self.value_features = policy_features, value_features
-        self._pf, self._vf, self._size = policy_features, value_features, 19
+        self._pf, self._vf, self._shared = policy_features, value_features, False
         self.tree = T.Tree(config.tree_capacity)
         self._rng = np.random.default_rng(seed)
         self.eval_time = 0.0
@@ -314,14 +314,15 @@ class NetworkSearch:
     def _one_net(self) -> bool:
         """AlphaGo search whose priors and values come from the same network on the same planes
         (a dual-head Zero network in both roles) on the board of the game begun."""
-        return (self.policy is not None and self._pf == self._vf
-                and for_size(self.policy, self._size) is for_size(self.value, self._size))
+        return self._shared
 
     def _features_for(self, size: int) -> None:
-        """The feature sets of the networks that answer `size` x `size` boards."""
-        self._size = size
+        """The feature sets of the networks that answer `size` x `size` boards, and whether one
+        network answers both roles there (decided once per search, not per batch)."""
         self._pf = feature_set_for(self.policy, size, self.policy_features)
         self._vf = feature_set_for(self.value, size, self.value_features)
+        self._shared = (self.policy is not None and self._pf == self._vf
+                        and for_size(self.policy, size) is for_size(self.value, size))
 
     # ---- expansion ----------------------------------------------------------------------------
     def _expand(self, node, st, meta, net_priors, moves_buf, priors_buf) -> None:
