@@ -23,7 +23,7 @@ from goengine.training import nets  # noqa: E402
 from goengine.training.export import export_onnx  # noqa: E402
 from goengine.training.game_shards import GameShards, read_games, read_manifest  # noqa: E402
 from goengine.training.rl import (OpponentPool, learner_positions, load_initial,  # noqa: E402
-                                  reinforce_step)
+                                  reinforce_loss, reinforce_step)
 from goengine.training.selfplay import (KOMI, GameResult, GamesJob,  # noqa: E402
                                         SelfPlayWorker, candidates, move_cap, pos_table,
                                         replay, selfplay_rules)
@@ -231,6 +231,40 @@ def test_reinforce_raises_the_probability_of_moves_in_won_games(tiny):
         reinforce_step(net, torch.optim.SGD(net.parameters(), lr=0.1), data, 1, n, chunk=512)
         after = float(p_move(net))
         assert (after - before) * sign > 0, (score, before, after)
+
+
+class _Logits(torch.nn.Module):
+    """A "network" whose output is one learnable row of logits, whatever the planes."""
+
+    def __init__(self, logits):
+        super().__init__()
+        self.logits = torch.nn.Parameter(torch.tensor([logits], dtype=torch.float32))
+
+    def forward(self, planes):
+        return self.logits.expand(len(planes), -1)
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.5, 0.2])
+def test_the_update_follows_the_gradient_of_the_distribution_self_play_sampled(temperature):
+    """At temperature T the moves were sampled from softmax(l / T): the REINFORCE gradient of
+    the logits is -(z - b) / n * (onehot(a) - softmax(l / T)) / T, the same law as at T = 1;
+    a move the tempered policy already plays almost surely gets almost no push."""
+    logits = [2.0, 1.0, 0.0, -1.0, 0.5]
+    mask = torch.tensor([[True, True, True, True, False]])   # the last is no candidate
+    for move, adv in ((1, 1.0), (3, -0.5), (0, 1.0)):
+        net = _Logits(logits)
+        loss, _ = reinforce_loss(net, torch.zeros(1, 1), torch.tensor([move]), mask,
+                                 torch.tensor([adv]), games=2, temperature=temperature)
+        loss.backward()
+        p = torch.softmax(torch.tensor(logits[:4]) / temperature, 0)
+        want = -adv / 2 * (torch.eye(4)[move] - p) / temperature
+        assert torch.allclose(net.logits.grad[0, :4], want, atol=1e-6)
+        assert float(net.logits.grad[0, 4]) == 0.0
+    sharp = _Logits([10.0, 0.0, 0.0, 0.0, 0.0])
+    loss, _ = reinforce_loss(sharp, torch.zeros(1, 1), torch.tensor([0]), mask,
+                             torch.tensor([1.0]), games=1, temperature=temperature)
+    loss.backward()
+    assert float(sharp.logits.grad.abs().max()) < 1e-3      # (a move of p 1/4 gets ~0.75 / T)
 
 
 def test_the_kl_anchor_pulls_the_policy_back_to_the_sl_network(tiny):

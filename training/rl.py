@@ -112,21 +112,31 @@ class OpponentPool:
 
 # ---- the update ------------------------------------------------------------------------------
 
-def candidate_log_probs(net, planes: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """log p over the candidate moves `mask` (-inf elsewhere), float32 even under bfloat16
-    autocast: log p of unlikely moves needs the mantissa."""
-    return F.log_softmax(net(planes).float().masked_fill(~mask, float("-inf")), dim=1)
+def candidate_log_probs(net, planes: torch.Tensor, mask: torch.Tensor,
+                        temperature: float = 1.0) -> torch.Tensor:
+    """log p over the candidate moves `mask` (-inf elsewhere) of the policy at `temperature`
+    (softmax of the logits / T, the distribution self-play sampled from), float32 even under
+    bfloat16 autocast: log p of unlikely moves needs the mantissa."""
+    logits = net(planes).float()
+    if temperature != 1.0:
+        logits = logits / temperature
+    return F.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=1)
 
 
 def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Tensor,
                    advantage: torch.Tensor, games: int, anchor_logp: torch.Tensor | None = None,
-                   kl_weight: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+                   kl_weight: float = 0.0, temperature: float = 1.0
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
     """(loss, KL summed over the positions): -1/n sum_t [(z_t - b_t) log p(a_t | s_t) -
     beta KL(p_anchor(s_t) || p(s_t))], log p over the candidate moves `mask`.
 
+    p is the policy at the self-play `temperature` (the one the moves were sampled from: the
+    gradient of REINFORCE is that of the sampling distribution's log-likelihood); greedy play
+    is its limit T -> 0, so a run at T < 1 learns what wins when both sides play near their best.
     planes float32[P, 48, N, N]; move int64[P] (Pos); mask bool[P, N*N]; advantage float32[P];
-    anchor_logp: the anchor network's candidate_log_probs on the same positions, or None."""
-    logp_all = candidate_log_probs(net, planes, mask)
+    anchor_logp: the anchor network's candidate_log_probs on the same positions (at the same
+    temperature), or None."""
+    logp_all = candidate_log_probs(net, planes, mask, temperature)
     logp = logp_all.gather(1, move[:, None])[:, 0]
     loss = -(advantage * logp).sum()
     kl = torch.zeros(())
@@ -155,8 +165,8 @@ def learner_positions(results, size: int):
 
 
 def reinforce_step(net, opt, data, games: int, size: int, chunk: int, precision: str = "fp32",
-                   channels_last: bool = True, anchor=None, kl_weight: float = 0.0
-                   ) -> tuple[float, float]:
+                   channels_last: bool = True, anchor=None, kl_weight: float = 0.0,
+                   temperature: float = 1.0) -> tuple[float, float]:
     """One optimizer step over all the positions of an iteration's games; returns the loss and the
     mean KL(p_anchor || p) per position before the step (0 without an `anchor` network).
     `precision`: a resolved one ("fp32" / "bf16", training.precision.resolve)."""
@@ -175,10 +185,10 @@ def reinforce_step(net, opt, data, games: int, size: int, chunk: int, precision:
             anchor_logp = None
             if anchor is not None:
                 with torch.no_grad():
-                    anchor_logp = candidate_log_probs(anchor, planes, cand)
+                    anchor_logp = candidate_log_probs(anchor, planes, cand, temperature)
             loss, kl = reinforce_loss(net, planes, torch.from_numpy(move[s:s + chunk]), cand,
                                       torch.from_numpy(adv[s:s + chunk]), games, anchor_logp,
-                                      kl_weight)
+                                      kl_weight, temperature)
         loss.backward()
         total += float(loss.detach())
         kl_total += float(kl)
@@ -320,7 +330,7 @@ class RLRun:
         data = learner_positions(train, cfg.size)
         loss, kl = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk,
                                   self.precision, cfg.channels_last, self.anchor,
-                                  cfg.kl_weight) if data is not None else (0.0, 0.0)
+                                  cfg.kl_weight, cfg.temperature) if data is not None else (0.0, 0.0)
         n_games = sum(len(v) for v in played.values())
         self.iteration, self.games = it, self.games + n_games
         joined = self.opponents.after(it, cfg.pool_every)
@@ -440,7 +450,9 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               type=click.FloatRange(0), help="beta: each position adds beta * KL(p_SL || p_RL) "
               "to the loss, an anchor to the --init network (0: AlphaGo's REINFORCE alone)")
 @click.option("--temperature", default=RLConfig.temperature, show_default=True,
-              type=click.FloatRange(0.05, 10))
+              type=click.FloatRange(0.05, 10),
+              help="both sides sample softmax(logits / T) in the training and check games, and "
+              "the update follows that distribution's gradient (T < 1: nearer greedy play)")
 @click.option("--move-cap", default=0, show_default=True, type=click.IntRange(0),
               help="moves before a game is scored as it stands (0: 2 N^2)")
 @click.option("--eval-every", default=RLConfig.eval_every, show_default=True,
