@@ -117,9 +117,7 @@ def candidate_log_probs(net, planes: torch.Tensor, mask: torch.Tensor,
     """log p over the candidate moves `mask` (-inf elsewhere) of the policy at `temperature`
     (softmax of the logits / T, the distribution self-play sampled from), float32 even under
     bfloat16 autocast: log p of unlikely moves needs the mantissa."""
-    logits = net(planes).float()
-    if temperature != 1.0:
-        logits = logits / temperature
+    logits = net(planes).float() / temperature
     return F.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=1)
 
 
@@ -132,7 +130,8 @@ def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Te
 
     p is the policy at the self-play `temperature` (the one the moves were sampled from: the
     gradient of REINFORCE is that of the sampling distribution's log-likelihood); greedy play
-    is its limit T -> 0, so a run at T < 1 learns what wins when both sides play near their best.
+    is its limit T -> 0 (on 9x9, T 0.5 did not make the greedy policy stronger: docs/algorithms.md
+    §4.5).
     planes float32[P, 48, N, N]; move int64[P] (Pos); mask bool[P, N*N]; advantage float32[P];
     anchor_logp: the anchor network's candidate_log_probs on the same positions (at the same
     temperature), or None."""
