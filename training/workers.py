@@ -5,13 +5,16 @@ search games (`training.zero_selfplay.ZeroGamesJob`), on the same actors.
     pool = WorkerPool(workers=2)                     # a local Ray with 2 worker processes
     pool = WorkerPool(address="ray://head:10001")     # or the cluster at that address
     pool = WorkerPool(workers=0)                     # or one worker in this process (no Ray)
+    pool = WorkerPool(workers=2, backend="processes") # or 2 local processes without Ray
     pool.publish("sl", Path("policy.onnx").read_bytes())
     pool.publish("best", Path("zero.onnx").read_bytes(), kind="zero")
     for k, results in pool.run(jobs): ...            # jobs[k]'s GameResults, as jobs finish
 
 A network goes to the object store once per `publish` and to each actor before the first job that
 names it; publishing a name again (the RL learner's current weights) replaces it on every actor.
-Only training imports this module: the engine's runtime never needs Ray.
+Only training imports this module: the engine's runtime never needs Ray. Where Ray is not
+installed, local workers are plain processes (`training.process_workers`) and only a cluster
+address needs Ray.
 """
 from __future__ import annotations
 
@@ -20,11 +23,17 @@ import os
 
 import click
 import numpy as np
-import ray
 
+from goengine.training.process_workers import ProcessWorkers
 from goengine.training.selfplay import GamesJob, SelfPlayWorker
 
-_RemoteWorker = ray.remote(num_cpus=1)(SelfPlayWorker)
+try:
+    import ray
+except ImportError:          # an install without the train extra's Ray: local processes instead
+    ray = None
+
+BACKENDS = ("ray", "processes")
+_RemoteWorker = ray.remote(num_cpus=1)(SelfPlayWorker) if ray is not None else None
 OBJECT_STORE_BYTES = 256 * 2**20      # a local Ray's object store: the networks and the results
 
 
@@ -35,16 +44,27 @@ def worker_options(f):
                           "auto) instead of starting a local Ray")(f)
     return click.option("--workers", default=None, type=click.IntRange(0),
                         help="self-play worker processes [default: the machine's cores, or the "
-                             "cluster's CPUs]; 0 plays in this process without Ray")(f)
+                             "cluster's CPUs]; 0 plays in this process; Ray runs them where it "
+                             "is installed, plain local processes where not")(f)
 
 
 class WorkerPool:
-    def __init__(self, workers: int | None = None, address: str | None = None, threads: int = 1):
-        self.local = None
+    def __init__(self, workers: int | None = None, address: str | None = None, threads: int = 1,
+                 backend: str | None = None):
+        """`backend`: "ray" or "processes" (local only); by default Ray where it is installed."""
+        self.local = self.procs = None
         self.actors = []
         self._started_ray = False
+        backend = backend or ("ray" if ray is not None else "processes")
+        if backend not in BACKENDS:
+            raise ValueError(f"backend {backend!r}: one of {BACKENDS}")
         if workers == 0 and address is None:
             self.local = SelfPlayWorker(threads)
+            return
+        if backend == "processes" or ray is None:
+            if address is not None:
+                raise click.UsageError("--ray-address needs Ray: pip install 'goengine[train]'")
+            self.procs = ProcessWorkers(workers or os.cpu_count() or 1, threads)
             return
         if not ray.is_initialized():
             if address is not None:
@@ -62,11 +82,16 @@ class WorkerPool:
     @property
     def size(self) -> int:
         """Workers playing at once."""
+        if self.procs is not None:
+            return self.procs.size
         return len(self.actors) or 1
 
     def publish(self, name: str, onnx_bytes: bytes, kind: str = "policy") -> None:
         if self.local is not None:
             self.local.load(name, onnx_bytes, kind)
+            return
+        if self.procs is not None:
+            self.procs.publish(name, onnx_bytes, kind)
             return
         self._nets[name] = (ray.put(onnx_bytes), kind)
         for loaded in self._loaded:
@@ -79,6 +104,9 @@ class WorkerPool:
         if self.local is not None:
             for k, job in enumerate(jobs):
                 yield k, self.local.play(job)
+            return
+        if self.procs is not None:
+            yield from self.procs.run(jobs)
             return
         pending = []
         for k, job in enumerate(jobs):
@@ -97,9 +125,13 @@ class WorkerPool:
         """CPU seconds the workers' processes have used so far (this process's with workers=0)."""
         if self.local is not None:
             return self.local.cpu_seconds()
+        if self.procs is not None:
+            return self.procs.cpu_seconds()
         return sum(ray.get([a.cpu_seconds.remote() for a in self.actors]))
 
     def close(self) -> None:
+        if self.procs is not None:
+            self.procs.close()
         for actor in self.actors:
             ray.kill(actor)
         self.actors = []
