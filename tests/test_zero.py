@@ -581,6 +581,36 @@ def test_snapshot_without_games_resumes_elsewhere(tmp_path):
     assert again.exit_code != 0 and "between generations" in again.output
 
 
+def test_snapshot_with_its_window_trains_on_the_run_s_window_and_counts_every_game(tmp_path):
+    """--with-window copies the shards of the run's --window games and a manifest of them whose
+    `earlier` counts the games left behind: the copy loads the window the run would, and its
+    next generation counts on from the run's total."""
+    out = tmp_path / "run"
+    p = subprocess.run(zero_cmd(out, "--generations", "2", "--workers", "0", "--no-gating",
+                                "--window", "4"), capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-2000:]
+    snap = tmp_path / "snap"
+    result = CliRunner().invoke(zero_snapshot_command, ["--run", str(out), "--out", str(snap),
+                                                        "--with-window"])
+    assert result.exit_code == 0, result.output
+    full, small = (json.loads((d / "games" / "manifest.json").read_text()) for d in (out, snap))
+    assert full["games"] == 8 and small["games"] == 8
+    assert [s["generation"] for s in small["shards"]] == [2, 2]       # 2 games a job
+    assert small["earlier"] == {"games": 4, "positions": sum(
+        s["positions"] for s in full["shards"] if s["generation"] == 1)}
+    assert sorted(f.name for f in (snap / "games").glob("*.npz")) == sorted(
+        s["file"] for s in small["shards"])
+    a, b = load_window(out / "games", 4), load_window(snap / "games", 4)
+    assert np.array_equal(a.x, b.x) and np.array_equal(a.pi, b.pi) and a.komi == b.komi
+    p = subprocess.run(zero_cmd(snap, "--generations", "3", "--workers", "0", "--no-gating",
+                                "--window", "4", "--resume"),
+                       capture_output=True, text=True, timeout=240)
+    assert p.returncode == 0, p.stderr[-2000:]
+    after = json.loads((snap / "games" / "manifest.json").read_text())
+    assert after["games"] == 12 and after["earlier"] == small["earlier"]
+    assert Registry(snap / "registry").rows[-1]["selfplay_games"] in (12, "12")
+
+
 def test_fast_visits_must_be_below_the_full_searches(tmp_path):
     result = CliRunner().invoke(zero_command, ["--out", str(tmp_path / "run"), "--size", "5",
                                                "--visits", "16", "--fast-visits", "16"])

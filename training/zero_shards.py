@@ -102,8 +102,11 @@ class ZeroShards:
                        "generation": generation,
                        "komi": float(np.mean([r.komi for r in results]))})
         self.manifest["shards"] = shards
-        self.manifest["games"] = sum(s["games"] for s in shards)
-        self.manifest["positions"] = sum(s["positions"] for s in shards)
+        # `earlier`: what a window snapshot left behind (training.zero_snapshot), still counted
+        earlier = self.manifest.get("earlier", {})
+        self.manifest["games"] = earlier.get("games", 0) + sum(s["games"] for s in shards)
+        self.manifest["positions"] = (earlier.get("positions", 0)
+                                      + sum(s["positions"] for s in shards))
         write_atomic(self.dir / MANIFEST,
                      lambda tmp: Path(tmp).write_text(json.dumps(self.manifest, indent=1)))
 
