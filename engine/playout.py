@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from goengine.engine.board import (BLACK, BORDER, EMPTY, F_COLOR, F_ELIST, F_HEAD, F_LIBS, F_MARK, F_NEXT,
-                          F_SIZE, LEGAL, M_KO, M_KOCOLOR, M_LAST, M_MARK, M_NEMPTY, M_TOPLAY, M_W,
-                          WHITE, area_ownership, find_liberty, is_eye, legality, play, play_pass)
+from goengine.engine.board import (EMPTY, F_COLOR, F_ELIST, F_HEAD, F_LIBS, F_MARK, F_NEXT,
+                          F_SIZE, LEGAL, M_LAST, M_MARK, M_NEMPTY, M_TOPLAY, M_W,
+                          area_ownership, find_liberty, is_eye, legality, play, play_pass)
 
 SELF_ATARI_MAX = 1  # a single stone may throw in (nakade, ko); larger self-ataris are pruned
 

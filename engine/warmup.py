@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from goengine.engine.board import BLACK, WHITE
+from goengine.engine.board import WHITE
 from goengine.engine.coords import PASS
 from goengine.engine.evaluator import UniformEvaluator
 from goengine.engine.features import extract

@@ -65,6 +65,23 @@ SEARCH_MODELS = {
 }
 
 
+MAX_DEFAULT_THREADS = 4    # a batch of 8 positions is small to split further (measured to 2)
+
+
+def network_threads(config: EngineConfig) -> int:
+    """onnxruntime's threads for each network call: --threads when given; else, for the searches
+    that call the network on their own thread (Zero, the policy alone), the machine's cores (at
+    most MAX_DEFAULT_THREADS): on 9x9 the Zero search runs 45-50% more simulations a second with
+    2 threads than with 1 on this project's 2-core machine (benchmarks/bench_search_nn.py
+    --threads); for the AlphaGo search 1, as its network call already overlaps the rollouts,
+    which take the other core."""
+    if config.threads is not None:
+        return config.threads
+    if config.search in ("zero", "policy"):
+        return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_THREADS))
+    return 1
+
+
 def resolve_auto_search(config: EngineConfig) -> EngineConfig:
     """--search auto: the Zero search when only a Zero network is named (--zero FILE), else the
     AlphaGo search when its models are there, else the heuristic MCTS."""

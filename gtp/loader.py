@@ -24,7 +24,7 @@ from goengine.engine.search.policy import PolicyPlayer
 from goengine.engine.timecontrol import TimeConfig
 from goengine.engine.warmup import warm_up as warm_up_kernels
 from goengine.gtp.config import (SEARCH_MODELS, EngineConfig, load_file, model_path,
-                                 sized_load_files)
+                                 network_threads, sized_load_files)
 from goengine.gtp.protocol import GtpError
 from goengine.gtp.session import Session
 from goengine.gtp.sgfio import dump as dump_sgf, load as load_sgf
@@ -158,7 +158,7 @@ def _onnx(cfg: EngineConfig, kind: str, path: str, loaded: dict) -> OnnxEvaluato
     if read_checksums(path.parent):
         verify(path)            # a directory with SHA256SUMS: the file must match its line
     log.info("loading %s model %s", kind, path)
-    loaded[key] = OnnxEvaluator(path, threads=cfg.threads or 1, kind=ROLE_KINDS[kind],
+    loaded[key] = OnnxEvaluator(path, threads=network_threads(cfg), kind=ROLE_KINDS[kind],
                                 seed=cfg.seed)
     return loaded[key]
 

@@ -110,7 +110,10 @@ def _finite(ctx, param, value):
               callback=_finite,
               help="Seconds per move, within what the clock allows (default: 5 s a move without "
                    "a clock; with one, the clock's time shared out over the expected game).")
-@click.option("--threads", type=click.IntRange(min=1), default=None, help="Search threads.")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              help="onnxruntime threads for each network call (default: the machine's cores, at "
+                   "most 4, for the Zero search and the policy alone; 1 for the AlphaGo search, "
+                   "whose network call overlaps its rollouts).")
 @click.option("--resign-threshold", type=click.FloatRange(0, 1, max_open=True), default=None,
               help="Resign when the win rate of the move is below this (default 0.10) on 3 of "
                    "the engine's moves in a row, not before move 0.25 * N*N (0.5 * N*N in "

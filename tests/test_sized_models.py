@@ -1,6 +1,7 @@
 """Networks made for one board size (models.by_size, models.names' SIZED_MODEL_FILES): the 9x9
 Zero network answers 9x9 positions, the default network every other size, for the evaluator, the
 search's heads, the engine's model files and a real engine-gtp process."""
+import os
 import re
 import shutil
 
@@ -15,7 +16,8 @@ from goengine.engine.evaluator import feature_set_for  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
-from goengine.gtp.config import EngineConfig, check_search, sized_load_files  # noqa: E402
+from goengine.gtp.config import (MAX_DEFAULT_THREADS, EngineConfig, check_search,  # noqa: E402
+                                 network_threads, sized_load_files)
 from goengine.models.by_size import BySizeEvaluator  # noqa: E402
 from goengine.models.metadata import ModelError  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
@@ -119,3 +121,16 @@ def test_engine_plays_9x9_with_the_9x9_network(models):
         log = "\n".join(e.stderr_lines)
     assert re.search(r"loading zero model \S*/zero-9x9\.onnx\b", log), log[-2000:]
     assert re.search(r"loading zero model \S*/zero\.onnx\b", log), log[-2000:]
+    # the Zero search calls its network on its own thread: every core of the machine helps
+    cores = min(os.cpu_count() or 1, MAX_DEFAULT_THREADS)
+    assert re.search(rf"zero-9x9\.onnx \(zero, zero17\) on \w+, {cores} thread\(s\)", log), \
+        log[-2000:]
+
+
+def test_network_threads_by_search():
+    cores = min(os.cpu_count() or 1, MAX_DEFAULT_THREADS)
+    assert network_threads(EngineConfig(search="zero")) == cores
+    assert network_threads(EngineConfig(search="policy")) == cores
+    assert network_threads(EngineConfig(search="alphago")) == 1     # its rollouts take a core
+    assert network_threads(EngineConfig(search="alphago", threads=3)) == 3
+    assert network_threads(EngineConfig(search="zero", threads=1)) == 1

@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import click
 import numpy as np
@@ -20,7 +19,8 @@ pytest.importorskip("ray")
 
 import onnx  # noqa: E402
 
-from goengine.engine.coords import PASS, pos_to_loc  # noqa: E402
+from goengine.engine.board import BLACK  # noqa: E402
+from goengine.engine.coords import PASS, parse_gtp, pos_to_loc  # noqa: E402
 from goengine.engine.evaluator import Evaluation, UniformEvaluator  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
@@ -35,7 +35,7 @@ from goengine.training.sprt import gate_decision  # noqa: E402
 from goengine.training.zero import (ZeroConfig, ZeroRun, zero_command,  # noqa: E402
                                    zero_reference_command)
 from goengine.training.zero_reference import (GNUGO, ReferenceConfig, evaluate,  # noqa: E402
-                                              reference_table)
+                                              played_file, reference_table)
 from goengine.training.zero_registry import Registry  # noqa: E402
 from goengine.training.zero_snapshot import zero_snapshot_command  # noqa: E402
 from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
@@ -438,8 +438,30 @@ def test_reference_match_against_gnugo_fills_the_table(tmp_path):
     assert (tmp_path / "reference.png").exists()
     assert (tmp_path / "registry" / "reference.csv").read_text().startswith("generation,games")
     assert row["komi"] == "0.5"
+    assert row["network"] == "fp32" and row["threads"] == "default"   # no games to calibrate on
     assert evaluate(tmp_path, [1], 5, 0.5, ref, log=lines.append) == []   # already measured
     assert any(f"{row['wins']} of 2 won" in x for x in lines)
+
+
+def test_reference_plays_the_int8_twin_as_the_engine_loads_it_on_a_cpu(tmp_path):
+    """After a generation with games, the reference's file is the network's int8 twin, made
+    from the run's own positions, and it answers as the float file does; fp32 is the file."""
+    pool = WorkerPool(workers=0)
+    ZeroRun(small_config(gating=False), tmp_path, None, pool, resume=False,
+            log=lambda s: None).run()
+    out = tmp_path / "reference" / "gen-0001"
+    twin = played_file(tmp_path, 1, 5, ReferenceConfig(precision="int8"), out)
+    assert twin == out / "gen-0001.int8.onnx"
+    float_file = tmp_path / "registry" / "gen-0001.onnx"
+    assert played_file(tmp_path, 1, 5, ReferenceConfig(precision="fp32"), out) == float_file
+    g = Game(5)
+    g.play(BLACK, parse_gtp("C3", 5))
+    planes = extract(g, "zero17")[None].astype(np.float32)
+    a = OnnxEvaluator(float_file, symmetry="none").evaluate(planes)
+    b = OnnxEvaluator(twin, symmetry="none").evaluate(planes)
+    assert "QuantizeLinear" in {n.op_type for n in onnx.load(str(twin)).graph.node}
+    assert np.argmax(a.priors) == np.argmax(b.priors)
+    assert abs(float(a.value_stm[0]) - float(b.value_stm[0])) < 0.1
 
 
 def test_reference_command_names_a_missing_generation(tmp_path):

@@ -47,7 +47,7 @@ from goengine.training.evaluate import evaluate_collection
 from goengine.training.export import export_onnx
 from goengine.training.game_shards import write_atomic
 from goengine.training.quantize import calibration_planes, quantize_model
-from goengine.training.zero import int8_twin
+from goengine.training.zero_int8 import int8_twin
 from goengine.training.zero_reference import reference_table
 from goengine.training.zero_registry import Registry
 

@@ -20,6 +20,7 @@ import numpy as np
 from goengine.engine.coords import PASS, loc_to_pos
 from goengine.engine.features import FEATURE_SETS, extract
 from goengine.engine.replay import ReplayError, positions
+from goengine.models.metadata import ModelError
 from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
 from goengine.training.dataset import REPLAY_RULES, PackedPositions, outcome, shard_sizes
 
@@ -157,11 +158,8 @@ def eval_command(model_path, sgf, data_dir, max_positions, every, threads):
     try:
         r = (evaluate_shards(model_path, data_dir, max_positions, threads) if data_dir
              else evaluate_collection(model_path, sgf, max_positions, every, threads))
-    except Exception as e:  # a bad model file: say so plainly
-        from goengine.models.metadata import ModelError
-        if isinstance(e, ModelError):
-            raise click.ClickException(str(e))
-        raise
+    except ModelError as e:  # a bad model file: say so plainly
+        raise click.ClickException(str(e)) from None
     if len(r.get("by_size", {})) > 1:
         for size, m in r["by_size"].items():
             click.echo(f"{size}x{size}: " + " ".join(

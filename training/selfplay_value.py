@@ -35,7 +35,7 @@ from goengine.engine.game import Game
 from goengine.engine.playout import seed as seed_playouts
 from goengine.engine.rules import Rules
 from goengine.training.dataset import _ShardWriter
-from goengine.training.selfplay import POLICY_FEATURES, candidates, policy_moves, pos_table
+from goengine.training.selfplay import candidates, policy_moves, pos_table
 
 FEATURES = "alphago49"
 

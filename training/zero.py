@@ -47,13 +47,11 @@ import torch
 from tqdm import tqdm
 
 from goengine.engine.search.komi import fair_komi
-from goengine.models.metadata import ModelError
 from goengine.models.session import CPU, providers
 from goengine.training import nets
 from goengine.training.curves import append_row, save_figure
 from goengine.training.export import export_onnx, with_registry_metadata
 from goengine.training.precision import precision_options, resolve as resolve_precision
-from goengine.training.quantize import quantize_model
 from goengine.training.game_shards import write_atomic
 from goengine.training.loop import AUX_HEADS
 from goengine.training.rl import load_initial
@@ -61,16 +59,16 @@ from goengine.training.sprt import gate_decision
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 from goengine.training.zero_reference import (ReferenceConfig, evaluate, reference_config,
                                                reference_options)
+from goengine.training.zero_int8 import int8_twin
 from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob, default_play_on
 from goengine.training.zero_shards import (ZeroShards, black_share, calibrated_threshold,
                                            load_window, resignation_stats, window_komi)
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
-from goengine.training.zero_train import (STATS, HeadWeights,
-                                          part_means, run_steps, sample_batch, save_trainer)
+from goengine.training.zero_train import (STATS, HeadWeights, part_means, run_steps,
+                                          save_trainer)
 
 BEST, CANDIDATE = "best", "candidate"       # network names on the workers
-CALIBRATION_GAMES, CALIBRATION_POSITIONS = 200, 256     # an int8 network's calibration
 CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
                 "policy_loss", "ownership_mse", "score_mae",
                 "window_positions", "selfplay_games_s", "selfplay_positions_s", "komi",
@@ -169,21 +167,6 @@ def new_net(cfg: ZeroConfig, init) -> torch.nn.Module:
 
 def write_json(path: Path, data: dict) -> None:
     write_atomic(path, lambda tmp: Path(tmp).write_text(json.dumps(data, indent=1)))
-
-
-def int8_twin(path: Path, out: Path, games_dir: Path, size: int, seed) -> Path | None:
-    """The int8 twin of the Zero network at `path` (training.quantize), calibrated on positions of
-    the newest games of a run's `games_dir`, written to `out`; None when there are no games, or
-    when no int8 version follows the float network's outputs (then the float file serves)."""
-    window = load_window(games_dir, CALIBRATION_GAMES)
-    if window is None or not len(window.z):
-        return None
-    planes = sample_batch(window, size, CALIBRATION_POSITIONS, np.random.default_rng(seed)).planes
-    try:
-        return quantize_model(path, out, planes, f"int8 static QDQ, {len(planes)} calibration "
-                                                 f"positions of the newest {window.games} self-play games")
-    except ModelError:
-        return None
 
 
 class ZeroRun:
@@ -427,7 +410,7 @@ class ZeroRun:
         self.write_state()
 
     def promote(self) -> None:
-        cfg, gen, g = self.cfg, self.state["generation"], self.state["gate"]
+        gen, g = self.state["generation"], self.state["gate"]
         games = g["wins"] + g["draws"] + g["losses"]
         score = (g["wins"] + g["draws"] / 2) / games if games else None
         gating = (f"{g['decision']}: {g['wins']}-{g['draws']}-{g['losses']} against "
@@ -651,12 +634,12 @@ D = ZeroConfig()
 @reference_options(every_default=0)
 @worker_options
 def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, ref_time,
-                 ref_opponent, ref_threads, ref_komi, **options):
+                 ref_opponent, ref_threads, ref_komi, ref_precision, **options):
     """AlphaGo Zero self-play loop with gating (docs/algorithms.md §4.6)."""
     cfg = ZeroConfig(**options)
     head_flags(cfg.heads)
     reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads,
-                                 ref_komi)
+                                 ref_komi, ref_precision)
     if cfg.gate_min > cfg.gate_max:
         raise click.UsageError("--gate-min is above --gate-max")
     if cfg.fast_visits >= cfg.visits:
@@ -676,7 +659,7 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
               "[default: every promoted one, or every --reference-every-th]")
 @reference_options(every_default=1)
 def zero_reference_command(run_dir, generations, ref_every, ref_games, ref_time, ref_opponent,
-                           ref_threads, ref_komi):
+                           ref_threads, ref_komi, ref_precision):
     """Play registry networks of a Zero run against a fixed reference (GNU Go 3.8 level 10 by
     default) and write registry/reference.csv and reference.png."""
     state = json.loads((Path(run_dir) / "state.json").read_text())
@@ -696,7 +679,7 @@ def zero_reference_command(run_dir, generations, ref_every, ref_games, ref_time,
         raise click.BadParameter(f"no registry network for generation(s) {missing}",
                                  param_hint="'--generations'")
     reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads,
-                                 ref_komi)
+                                 ref_komi, ref_precision)
     evaluate(Path(run_dir), gens, state["size"], reference.komi_for(cfg["komi"]), reference,
              log=click.echo)
     click.echo(f"reference: {Path(run_dir) / 'registry' / 'reference.csv'}")

@@ -8,6 +8,9 @@ reference.csv beside the registry, and `plot_reference` draws it.
 
     engine-train zero ... --reference-every 5          # in the loop, every 5th generation
     engine-train zero-reference --run runs/zero9       # afterwards, the registry's networks
+
+On a CPU the engine plays each network's int8 twin (training.zero_int8, calibrated on the run's
+games), as `engine-gtp` plays a model directory there, and with its own default threads.
 """
 from __future__ import annotations
 
@@ -21,13 +24,17 @@ from pathlib import Path
 import click
 
 from goengine.match.cli import prepare_sgf_dir
+from goengine.models.session import CPU, providers
 from goengine.match.runner import EngineSpec, Match, MatchConfig
 from goengine.training.curves import save_figure
+from goengine.training.zero_int8 import int8_twin
 from goengine.training.zero_registry import GenerationTable
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 10"
 FIELDS = ["generation", "games", "wins", "draws", "losses", "winrate", "ci_low", "ci_high",
-          "black_wins", "black_games", "seconds_per_move", "opponent", "komi", "elapsed_s"]
+          "black_wins", "black_games", "seconds_per_move", "opponent", "komi", "elapsed_s",
+          "network", "threads"]
+PRECISIONS = ("auto", "int8", "fp32")
 
 
 @dataclass(frozen=True)
@@ -36,9 +43,12 @@ class ReferenceConfig:
     games: int = 20                 # the issue's and the README's 20 games
     time_per_move: float = 1.0      # our engine's seconds per move (engine-gtp --time-per-move)
     opponent: str = GNUGO
-    threads: int = 1                # search threads of our engine
+    threads: int | None = None      # engine-gtp's --threads; None: its default (the machine's
+                                    # cores, at most 4, for the Zero search; 1 to generation 170)
     komi: float | None = None       # the matches' komi; None: the run's (a run at a balanced
                                     # komi still measures itself at the usual 7.5 with this)
+    precision: str = "auto"         # the file played: the int8 twin (auto: on a CPU, as engine-gtp
+                                    # loads a model directory there) or the float file (fp32)
 
     def komi_for(self, run_komi: float) -> float:
         return run_komi if self.komi is None else self.komi
@@ -46,9 +56,9 @@ class ReferenceConfig:
 
 def engine_argv(net: Path, cfg: ReferenceConfig, seed: int) -> list[str]:
     """`engine-gtp` with `net` alone (the Zero search), at the reference's time per move."""
+    threads = [] if cfg.threads is None else ["--threads", str(cfg.threads)]
     return [sys.executable, "-m", "goengine.gtp.main", "--zero", str(net),
-            "--time-per-move", f"{cfg.time_per_move:g}", "--threads", str(cfg.threads),
-            "--seed", str(seed), "--quiet"]
+            "--time-per-move", f"{cfg.time_per_move:g}", *threads, "--seed", str(seed), "--quiet"]
 
 
 def play_reference(net: Path, generation: int, size: int, komi: float, cfg: ReferenceConfig,
@@ -81,7 +91,22 @@ def play_reference(net: Path, generation: int, size: int, komi: float, cfg: Refe
             "black_games": a.get("black_games", 0),
             "seconds_per_move": ("" if summary.avg_move_time.get("A") is None
                                  else f"{summary.avg_move_time['A']:.3f}"),
-            "opponent": cfg.opponent, "komi": f"{komi:g}", "elapsed_s": f"{time.monotonic() - t0:.0f}"}
+            "opponent": cfg.opponent, "komi": f"{komi:g}", "elapsed_s": f"{time.monotonic() - t0:.0f}",
+            "network": "int8" if net.name.endswith(".int8.onnx") else "fp32",
+            "threads": "default" if cfg.threads is None else cfg.threads}
+
+
+def played_file(run_dir: Path, generation: int, size: int, cfg: ReferenceConfig,
+                out_dir: Path) -> Path:
+    """The file of the generation's network the engine plays: its int8 twin in `out_dir` where
+    `cfg.precision` asks for one (auto: on a CPU) and it can be made, else the float file."""
+    net = run_dir / "registry" / f"gen-{generation:04d}.onnx"
+    if cfg.precision == "fp32" or (cfg.precision == "auto" and providers() != [CPU]):
+        return net
+    out_dir.mkdir(parents=True, exist_ok=True)
+    twin = int8_twin(net, out_dir / f"gen-{generation:04d}.int8.onnx", run_dir / "games", size,
+                     [0, generation])
+    return net if twin is None else twin
 
 
 def reference_table(registry_dir) -> GenerationTable:
@@ -121,9 +146,10 @@ def evaluate(run_dir: Path, generations, size: int, komi: float, cfg: ReferenceC
     for gen in generations:
         if table.has(gen):
             continue
-        net = run_dir / "registry" / f"gen-{gen:04d}.onnx"
-        row = play_reference(net, gen, size, komi, cfg, run_dir / "reference" / f"gen-{gen:04d}",
-                             log=log)
+        out_dir = run_dir / "reference" / f"gen-{gen:04d}"
+        net = played_file(run_dir, gen, size, cfg, out_dir)
+        log(f"reference gen-{gen:04d}: {net.name}")
+        row = play_reference(net, gen, size, komi, cfg, out_dir, log=log)
         table.record(row)
         rows.append(row)
         log(f"reference gen-{gen:04d}: {row['wins']} of {row['games']} won "
@@ -153,8 +179,13 @@ def reference_options(every_default: int):
             click.option("--reference", "ref_opponent", default=D.opponent, show_default=True,
                          help="the reference opponent's GTP command"),
             click.option("--reference-threads", "ref_threads", default=D.threads,
-                         show_default=True, type=click.IntRange(1),
-                         help="search threads of our engine in reference matches"),
+                         type=click.IntRange(1),
+                         help="our engine's --threads in reference matches [default: "
+                              "engine-gtp's]"),
+            click.option("--reference-precision", "ref_precision", default=D.precision,
+                         show_default=True, type=click.Choice(PRECISIONS),
+                         help="the network file our engine plays: its int8 twin (auto: on a "
+                              "CPU) or the float file"),
             click.option("--reference-komi", "ref_komi", default=None, type=float,
                          help="komi of the reference matches [default: the run's]; the "
                               "network's value is moved there from the komi it learned at")]):
@@ -164,10 +195,11 @@ def reference_options(every_default: int):
 
 
 def reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads,
-                     ref_komi=None) -> ReferenceConfig:
+                     ref_komi=None, ref_precision="auto") -> ReferenceConfig:
     return ReferenceConfig(every=ref_every, games=ref_games, time_per_move=ref_time,
-                           opponent=ref_opponent, threads=ref_threads, komi=ref_komi)
+                           opponent=ref_opponent, threads=ref_threads, komi=ref_komi,
+                           precision=ref_precision)
 
 
 __all__ = ["GNUGO", "ReferenceConfig", "evaluate", "reference_table", "engine_argv", "play_reference",
-           "plot_reference", "reference_config", "reference_options"]
+           "played_file", "plot_reference", "reference_config", "reference_options"]

@@ -37,8 +37,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from goengine.engine.board import (BLACK, BORDER, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_MARK, F_NEXT, KO,
-                          LEGAL, M_LAST, M_MARK, M_N, M_W, WHITE, find_liberty, is_eye, legality,
+from goengine.engine.board import (BLACK, BORDER, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, KO,
+                          LEGAL, M_LAST, M_N, M_W, WHITE, find_liberty, is_eye, legality,
                           play)
 from goengine.engine.playout import libs_after
 

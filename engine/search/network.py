@@ -472,7 +472,7 @@ class NetworkSearch:
         path, moves_buf, priors_buf = self._bufs
         t = self.tree
         a = st0.shape[1]
-        paths, leaves, terminal_z = [], [], []
+        paths, leaves = [], []
         sts = np.empty((want, B.NF, a), dtype=st0.dtype)
         metas = np.empty((want, B.NM), dtype=meta0.dtype)
         hist = np.empty((8, a), dtype=np.int32)

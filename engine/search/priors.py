@@ -16,10 +16,9 @@ Moves that fill a true own eye are not candidates at all.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from goengine.engine.board import (EMPTY, F_COLOR, F_ELIST, F_HEAD, F_LIBS, LEGAL, M_LAST, M_N, M_NEMPTY,
+from goengine.engine.board import (F_COLOR, F_ELIST, F_HEAD, F_LIBS, LEGAL, M_LAST, M_N, M_NEMPTY,
                           M_W, is_eye, legality)
 from goengine.engine.playout import captures_something, is_bad_self_atari, libs_after
 
