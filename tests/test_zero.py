@@ -25,6 +25,7 @@ from goengine.engine.evaluator import Evaluation, UniformEvaluator  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
+from goengine.engine.search.lockstep import Lockstep  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training import nets, quantize  # noqa: E402
@@ -94,20 +95,21 @@ def test_playout_cap_randomisation_records_only_the_full_searches(tiny, monkeypa
     full_fraction, else a fast one (no noise); only the full ones are recorded, at their ply,
     with z, ownership and score for their side to move, and the shards read them back so."""
     searched = []
-    real = NetworkSearch.search
+    real = Lockstep.start
 
-    def spy(self, game, color, **kw):
-        searched.append((kw["visits"], self.config.dirichlet_alpha > 0, game.move_number))
-        return real(self, game, color, **kw)
+    def spy(self, key, search, game, color, visits):
+        searched.append((key, visits, search.config.dirichlet_alpha > 0, game.move_number))
+        return real(self, key, search, game, color, visits)
 
-    monkeypatch.setattr(NetworkSearch, "search", spy)
-    job = ZeroGamesJob(pairs=[("best", "best")] * 3, size=5, komi=0.5, visits=16, seed=5,
+    monkeypatch.setattr(Lockstep, "start", spy)     # the games' searches, all in lockstep
+    job = ZeroGamesJob(pairs=[("best", "best")] * 8, size=5, komi=0.5, visits=16, seed=5,
                        resign_threshold=0.0, fast_visits=4, full_fraction=0.3)
     results = worker(tiny, "best").play(job)
-    assert {(v, noise) for v, noise, _ in searched} == {(16, True), (4, False)}
-    full_plies = [ply for v, _, ply in searched if v == 16]
+    assert {(v, noise) for _, v, noise, _ in searched} == {(16, True), (4, False)}
+    full_plies = [ply for _, v, _, ply in searched if v == 16]
     assert 0.15 < len(full_plies) / len(searched) < 0.45
-    assert [int(p) for r in results for p in r.ply] == full_plies
+    for i, r in enumerate(results):
+        assert [int(p) for p in r.ply] == [ply for k, v, _, ply in searched if k == i and v == 16]
     for r in results:
         n = r.size
         assert len(r.x) == len(r.pi) == len(r.ply) <= len(r.moves)

@@ -8,9 +8,10 @@ from goengine.training.export import export_onnx
 TINY = dict(blocks=1, filters=8)
 
 
-def export_tiny_zero(directory, name: str, **heads):
-    """(torch net, ONNX path) of a tiny Zero net (seed 0) with the given heads."""
-    torch.manual_seed(0)
+def export_tiny_zero(directory, name: str, seed: int = 0, **heads):
+    """(torch net, ONNX path) of a tiny Zero net (random weights from `seed`) with the given
+    heads."""
+    torch.manual_seed(seed)
     net = nets.build("zero", "cpu", **TINY, **heads)
     path = directory / name
     export_onnx(net, "zero", path, {"training_data": "random weights", "board_sizes": "5"},

@@ -232,6 +232,20 @@ class Position:
         return int(self.meta[B.M_TOPLAY])
 
 
+@dataclass
+class LeafBatch:
+    """One batch of descents waiting for its network call (`NetworkSearch.select`): the paths,
+    the leaf positions (and their boards as arrays for the rollouts), which leaves the policy
+    expands, whether a network call is needed at all, and (Zero) the leaves' planes."""
+    paths: list
+    leaves: list
+    sts: np.ndarray
+    metas: np.ndarray
+    expand: np.ndarray
+    need_net: bool
+    planes: np.ndarray | None = None
+
+
 class NetworkSearch:
     """AlphaGo (mode "alphago") or Zero (mode "zero") search over evaluators.
 
@@ -285,13 +299,16 @@ class NetworkSearch:
             return evaluator.evaluate(planes, keys=keys)
         return evaluator.evaluate(planes)
 
-    def _evaluate(self, positions, need_policy, need_value):
+    def _evaluate(self, positions, need_policy, need_value, planes=None):
         """(priors [B, N*N+1] or None, value_stm [B] or None, score_stm [B] or None) for the leaf
-        positions; the score only from a Zero net with a score head."""
+        positions; the score only from a Zero net with a score head. Zero: `planes` are the
+        positions' planes when already extracted."""
         t0 = time.perf_counter()
         priors = values = scores = None
         if self.config.mode == "zero":
-            ev = self._run(self.policy, self._features(positions, "zero17"), positions)
+            if planes is None:
+                planes = self._features(positions, "zero17")
+            ev = self._run(self.policy, planes, positions)
             priors, values, scores = ev.priors, ev.value_stm, ev.score
         elif need_value and self._one_net():
             # one dual-head network fills both roles: a single call gives every leaf its value
@@ -465,19 +482,53 @@ class NetworkSearch:
     def step(self, want: int) -> int:
         """One batch: `want` descents, one network call for their leaves (while the rollouts
         run), then the backups."""
+        batch = self.select(want)
+        if batch is None:
+            return want
+        result = {}
+
+        def run_net():
+            result["net"] = self._net_for(batch)
+
+        worker = None
+        if batch.need_net and self._use_rollouts:   # the network on a second thread while the
+            worker = threading.Thread(target=run_net)   # rollouts run
+            worker.start()
+        elif batch.need_net:             # nothing to overlap with: a thread would only cost
+            run_net()
+        z = None
+        if self._use_rollouts:
+            m = len(batch.leaves)
+            z = self._rollouts(batch.sts.copy(), batch.metas.copy(), m, self._game.komi,
+                               self._max_moves)
+            self._own_n += m
+        if worker is not None:
+            worker.join()
+        self.finish(batch, result.get("net", (None, None, None)), z)
+        return want
+
+    def _net_for(self, batch: LeafBatch) -> tuple:
+        """(priors, values, scores) of the batch's leaves; all None when no network is needed."""
+        if not batch.need_net:
+            return None, None, None
+        return self._evaluate(batch.leaves, batch.expand, self._use_value, batch.planes)
+
+    def select(self, want: int) -> LeafBatch | None:
+        """The first half of `step`: `want` descents from the root with virtual loss; terminals
+        are scored and backed up at once, a leaf met twice is dropped with its virtual loss
+        undone; the others make the batch (None when none is left). Its network answers go to
+        `finish` (engine.search.batched runs several searches' batches in one network call)."""
         cfg = self.config
         game, lam = self._game, self._lam
-        use_rollouts, use_value = self._use_rollouts, self._use_value
         st0, meta0, root_hist, hist_len = self._root
-        path, moves_buf, priors_buf = self._bufs
+        path = self._bufs[0]
         t = self.tree
         a = st0.shape[1]
-        paths, leaves = [], []
+        paths, leaves, seen = [], [], set()
         sts = np.empty((want, B.NF, a), dtype=st0.dtype)
         metas = np.empty((want, B.NM), dtype=meta0.dtype)
         hist = np.empty((8, a), dtype=np.int32)
-        seen = set()
-        for i in range(want):
+        for _ in range(want):
             length = descend(t.ti, t.tf, t.tm, path, cfg.c_puct, lam, cfg.fpu, cfg.n_vl,
                              cfg.use_alphazero_c, cfg.c_base, cfg.c_init, cfg.forced_k)
             p = path[:length].copy()
@@ -503,39 +554,31 @@ class NetworkSearch:
             paths.append(p)
         m = len(leaves)
         if m == 0:
-            return want
+            return None
         # which leaves get expanded (and so need the policy) now
         if cfg.mode == "zero":
             expand = np.ones(m, dtype=bool)
         else:
             expand = np.array([t.ti[T.I_N, int(p[-1])] + 1 >= cfg.n_thr
                                and t.ti[T.I_FIRST, int(p[-1])] < 0 for p in paths])
-        result = {}
+        need_net = self._use_value or (bool(expand.any()) and self.policy is not None)
+        planes = self._features(leaves, "zero17") if cfg.mode == "zero" else None
+        return LeafBatch(paths, leaves, sts[:m], metas[:m], expand, need_net, planes)
 
-        def run_net():
-            result["net"] = self._evaluate(leaves, expand, use_value)
-
-        need_net = use_value or (expand.any() and self.policy is not None)
-        worker = None
-        if need_net and use_rollouts:   # the network on a second thread while the rollouts run
-            worker = threading.Thread(target=run_net)
-            worker.start()
-        elif need_net:                  # nothing to overlap with: a thread would only cost
-            run_net()
-        z = None
-        if use_rollouts:
-            z = self._rollouts(sts[:m].copy(), metas[:m].copy(), m, game.komi, self._max_moves)
-            self._own_n += m
-        if worker is not None:
-            worker.join()
-        priors, values, scores = result.get("net", (None, None, None))
-        for j, p in enumerate(paths):
+    def finish(self, batch: LeafBatch, net: tuple, z=None) -> None:
+        """The second half of `step`: expand the batch's leaves that wait for it and back up
+        every leaf's value (and rollout z); `net` = (priors, values, scores) of its leaves."""
+        cfg = self.config
+        game, t = self._game, self.tree
+        _, moves_buf, priors_buf = self._bufs
+        priors, values, scores = net
+        for j, p in enumerate(batch.paths):
             leaf = int(p[-1])
-            if expand[j]:
+            if batch.expand[j]:
                 row = priors[j] if priors is not None else None
-                self._expand(leaf, sts[j], metas[j], row, moves_buf, priors_buf)
+                self._expand(leaf, batch.sts[j], batch.metas[j], row, moves_buf, priors_buf)
             v_black = 0.0
-            sign = 1.0 if metas[j][B.M_TOPLAY] == B.BLACK else -1.0
+            sign = 1.0 if batch.metas[j][B.M_TOPLAY] == B.BLACK else -1.0
             if values is not None:
                 v_black = value_at_komi(sign * float(values[j]), self._komi_shift)
             if self._utility:       # the value to the rollout sums, the utility to Q's
@@ -547,7 +590,6 @@ class NetworkSearch:
             zb = float(z[j]) if z is not None else 0.0
             T.backup(t.ti, t.tf, p, len(p), zb, z is not None, v_black, values is not None,
                      cfg.n_vl)
-        return want
 
     def _utility_of(self, v_black: float, lead_black: float) -> float:
         """KataGo's static score utility of a leaf, Black's view: (v + score_utility (2/pi)
