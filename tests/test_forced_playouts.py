@@ -9,6 +9,7 @@ import pytest
 from goengine.engine.evaluator import UniformEvaluator
 from goengine.engine.game import Game
 from goengine.engine.search import tree as T
+from goengine.engine.search.lockstep import Lockstep
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch
 from goengine.training.zero_selfplay import (ZeroGamesJob, make_search, play_zero_games,
                                              visit_distribution, zero_rules)
@@ -131,13 +132,13 @@ def test_the_noised_root_gives_every_child_its_forced_visits():
 
 def test_only_the_noised_full_searches_force_playouts(monkeypatch):
     seen = []
-    real = NetworkSearch.search
+    real = Lockstep.start
 
-    def spy(self, game, color, **kw):
-        seen.append((kw["visits"], self.config.dirichlet_alpha > 0, self.config.forced_k))
-        return real(self, game, color, **kw)
+    def spy(self, key, search, game, color, visits):
+        seen.append((visits, search.config.dirichlet_alpha > 0, search.config.forced_k))
+        return real(self, key, search, game, color, visits)
 
-    monkeypatch.setattr(NetworkSearch, "search", spy)
+    monkeypatch.setattr(Lockstep, "start", spy)     # where self-play starts each search
     job = ZeroGamesJob(pairs=[("best", "best")] * 2, size=5, komi=0.5, visits=16, seed=5,
                        resign_threshold=0.0, fast_visits=4, full_fraction=0.3,
                        forced_playouts=2.0)
