@@ -80,7 +80,7 @@ def evaluate_together(group: list) -> None:
     searches = [s for s, _ in group]
     planes = np.concatenate([b.planes for _, b in group])
     positions = [p for _, b in group for p in b.leaves]
-    ev = NetworkSearch._run(searches[0].policy, planes, positions)
+    ev = NetworkSearch.run_network(searches[0].policy, planes, positions)
     share = (time.perf_counter() - t0) / len(positions)
     at = 0
     for search, batch in group:

@@ -288,7 +288,7 @@ class NetworkSearch:
         return np.stack([extract(p, name) for p in positions]).astype(np.float32)
 
     @staticmethod
-    def _run(evaluator, planes, positions):
+    def run_network(evaluator, planes, positions):
         """evaluator.evaluate, with cache keys when the evaluator keeps a cache: a leaf visited
         again before its expansion (n_thr > 1) costs no second network run. A by-size evaluator
         hands the positions to its network for their size, whose cache it is."""
@@ -308,21 +308,21 @@ class NetworkSearch:
         if self.config.mode == "zero":
             if planes is None:
                 planes = self._features(positions, "zero17")
-            ev = self._run(self.policy, planes, positions)
+            ev = self.run_network(self.policy, planes, positions)
             priors, values, scores = ev.priors, ev.value_stm, ev.score
         elif need_value and self._one_net():
             # one dual-head network fills both roles: a single call gives every leaf its value
             # and the expanding leaves their priors (the others' rows go unused)
-            ev = self._run(self.value, self._features(positions, self._vf), positions)
+            ev = self.run_network(self.value, self._features(positions, self._vf), positions)
             priors, values = ev.priors, ev.value_stm
         else:
             if need_policy is not None and self.policy is not None and need_policy.any():
                 sel = [p for p, f in zip(positions, need_policy) if f]
-                pr = self._run(self.policy, self._features(sel, self._pf), sel).priors
+                pr = self.run_network(self.policy, self._features(sel, self._pf), sel).priors
                 priors = np.zeros((len(positions), pr.shape[1]), dtype=np.float32)
                 priors[need_policy] = pr
             if need_value and self.value is not None:
-                values = self._run(self.value, self._features(positions, self._vf),
+                values = self.run_network(self.value, self._features(positions, self._vf),
                                    positions).value_stm
         self.eval_time += time.perf_counter() - t0
         self.evaluations += len(positions)
@@ -456,7 +456,7 @@ class NetworkSearch:
         has_score = getattr(net, "has_score", False)
         if not (has_own or has_score):
             return None, None
-        ev = self._run(net, self._features([pos], features), [pos])
+        ev = self.run_network(net, self._features([pos], features), [pos])
         sign = 1.0 if color == B.BLACK else -1.0
         n = pos.size
         own = sign * ev.ownership[0].reshape(n, n).astype(np.float64) if has_own else None
