@@ -170,13 +170,13 @@ class OnnxEvaluator:
         rows = symmetry.apply_each(np.repeat(np.asarray(planes, np.float32), s, axis=0), flat_k)
         outputs = self._run(rows)
         values = outputs.get("value")
-        values = np.zeros(batch, np.float32) if values is None else values.reshape(batch, s).mean(1)
+        values = (np.zeros(batch, np.float32) if values is None
+                  else _mean(values.reshape(-1), batch, s))
         own = outputs.get("ownership")
         if own is not None:                     # per point, like a policy over the board
-            own = symmetry.invert_policy_each(own, flat_k, n)
-            own = own.reshape(batch, s, -1).mean(axis=1).astype(np.float32)
+            own = _mean(symmetry.invert_policy_each(own, flat_k, n), batch, s)
         score = outputs.get("score")
-        score = None if score is None else score.reshape(batch, s).mean(1).astype(np.float32)
+        score = None if score is None else _mean(score.reshape(-1), batch, s)
         if not self.has_policy:
             return uniform_priors(batch, n, mask), values.astype(np.float32), own, score
         logits = outputs["policy_logits"]                              # [B*S, N*N (+1)]
@@ -185,8 +185,7 @@ class OnnxEvaluator:
         logits = symmetry.invert_policy_each(logits, flat_k, n)
         rows_mask = None if mask is None else np.repeat(mask, s, axis=0)
         probs = masked_softmax(logits, rows_mask, self.temperature)
-        priors = probs.reshape(batch, s, -1).mean(axis=1)
-        return priors.astype(np.float32), values.astype(np.float32), own, score
+        return _mean(probs, batch, s), values, own, score
 
     def _run(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """session.run over `rows` in chunks of max_batch; {output name: concatenated array}."""
@@ -199,6 +198,12 @@ class OnnxEvaluator:
             for name, arr in zip(self.model.output_names, out):
                 chunks[name].append(arr)
         return {name: np.concatenate(parts) for name, parts in chunks.items()}
+
+
+def _mean(x: np.ndarray, batch: int, s: int) -> np.ndarray:
+    """float32[B, ...]: the mean of each position's S rows of x [B*S, ...] (one row: itself)."""
+    x = x.reshape(batch, s, *x.shape[1:])
+    return (x[:, 0] if s == 1 else x.mean(axis=1)).astype(np.float32, copy=False)
 
 
 def masked_softmax(logits: np.ndarray, mask: np.ndarray | None,

@@ -32,7 +32,7 @@ from goengine.engine.coords import PASS, all_locs, area, loc_to_pos, pos_to_loc
 from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.engine.rules import Rules
-from goengine.engine.search.network import candidate_moves
+from goengine.engine.search.leaves import candidate_moves
 from goengine.models.onnx_evaluator import OnnxEvaluator
 
 POLICY_FEATURES = "alphago48"

@@ -21,10 +21,10 @@ from goengine.engine.features.alphago import alphago_planes, kernel_offsets
 from goengine.engine.features.ladder import new_scratch
 from goengine.engine.features.registry import (FEATURE_SETS, FEATURE_VERSIONS, HISTORY_GROUPS,
                                       KERNEL_GROUPS, FeatureSet, get)
-from goengine.engine.features.zero import history_planes
+from goengine.engine.features.zero import history_planes, history_planes_batch
 
 __all__ = ["FEATURE_SETS", "FEATURE_VERSIONS", "FeatureSet", "get", "extract", "extract_into",
-           "num_planes"]
+           "extract_leaves", "num_planes"]
 
 # Per feature set: the kernel offset table (None when no kernel group), and whether history is used.
 _PLANS: dict[FeatureSet, tuple[np.ndarray | None, bool]] = {}
@@ -86,3 +86,16 @@ def extract(game, name: str | FeatureSet, color: int | None = None) -> np.ndarra
     buf = np.empty((fs.num_planes, game.size, game.size), dtype=np.uint8)
     extract_into(game, fs, buf, color)
     return buf.astype(np.float32)
+
+
+def extract_leaves(name: str | FeatureSet, hists: np.ndarray, counts: np.ndarray,
+                   metas: np.ndarray, n: int) -> np.ndarray:
+    """float32[m, C, N, N]: the planes of a history-only feature set (the Zero planes) for the m
+    leaves of a search's batch, from their colour rows hists[j, :counts[j]] (oldest first) and
+    metas[j] (engine.search.leaves); what `extract` gives for each leaf as a Game."""
+    fs = get(name)
+    offs, history = _plan(fs)
+    if offs is not None or not history:
+        raise ValueError(f"{fs.name} is not a history-only feature set")
+    return history_planes_batch(hists, counts, metas, n, fs.offsets,
+                                fs.num_planes).astype(np.float32)

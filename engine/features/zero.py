@@ -12,23 +12,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from goengine.engine.board import BLACK
+from goengine.engine.board import BLACK, M_TOPLAY
 
 HISTORY = 8
 
 
 @njit(cache=True)
-def _history_kernel(h0, h1, h2, h3, h4, h5, h6, h7, count, n, c, o_own, o_opp, o_btm, out):
-    """out uint8[C, N*N]; h0 is the current position, h_i the one i moves earlier (i < count)."""
+def _history_kernel(hist, count, n, c, o_own, o_opp, o_btm, out):
+    """out uint8[C, N*N]; hist[:count] the colour rows of the last positions, oldest first (the
+    current one at count - 1)."""
     w = n + 2
     opp = 3 - c
     for i in range(HISTORY):
-        h = h0 if i == 0 else h1 if i == 1 else h2 if i == 2 else h3 if i == 3 else \
-            h4 if i == 4 else h5 if i == 5 else h6 if i == 6 else h7
         for r in range(n):
             for col in range(n):
                 pos = r * n + col
-                x = h[(r + 1) * w + col + 1] if i < count else 0
+                x = hist[count - 1 - i, (r + 1) * w + col + 1] if i < count else 0
                 if o_own >= 0:
                     out[o_own + i, pos] = 1 if x == c else 0
                 if o_opp >= 0:
@@ -38,12 +37,32 @@ def _history_kernel(h0, h1, h2, h3, h4, h5, h6, h7, count, n, c, o_own, o_opp, o
             out[o_btm, pos] = 1 if c == BLACK else 0
 
 
+def _groups(offsets: dict[str, int]) -> tuple[int, int, int]:
+    return (offsets.get("own_history", -1), offsets.get("opponent_history", -1),
+            offsets.get("black_to_move", -1))
+
+
 def history_planes(boards: list[np.ndarray], n: int, c: int, offsets: dict[str, int],
                    out: np.ndarray) -> None:
     """Write the history groups present in `offsets` into out uint8[C, N, N] (other planes kept)."""
     count = min(len(boards), HISTORY)
-    newest_first = [boards[-1 - i] for i in range(count)]
-    newest_first += [newest_first[0]] * (HISTORY - count)  # placeholders, never read
-    _history_kernel(*newest_first, count, n, c, offsets.get("own_history", -1),
-                    offsets.get("opponent_history", -1), offsets.get("black_to_move", -1),
-                    out.reshape(out.shape[0], n * n))
+    hist = np.stack(boards[len(boards) - count:]) if count else np.zeros((1, 1), np.int32)
+    _history_kernel(hist, count, n, c, *_groups(offsets), out.reshape(out.shape[0], n * n))
+
+
+@njit(cache=True)
+def _batch_kernel(hists, counts, metas, m, n, o_own, o_opp, o_btm, out):
+    for j in range(m):
+        out[j, :, :] = 0
+        _history_kernel(hists[j], counts[j], n, metas[j, M_TOPLAY], o_own, o_opp, o_btm, out[j])
+
+
+def history_planes_batch(hists: np.ndarray, counts: np.ndarray, metas: np.ndarray, n: int,
+                         offsets: dict[str, int], num_planes: int) -> np.ndarray:
+    """uint8[m, C, N, N]: the history groups of `offsets` (the other planes 0) for m positions
+    whose colour rows are hists[j, :counts[j]] (oldest first) with metas[j] to play: the leaves of
+    a search's batch (engine.search.leaves), planes as `history_planes` writes them one by one."""
+    m = len(counts)
+    out = np.empty((m, num_planes, n * n), dtype=np.uint8)
+    _batch_kernel(hists, counts, metas, m, n, *_groups(offsets), out)
+    return out.reshape(m, num_planes, n, n)

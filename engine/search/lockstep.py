@@ -79,12 +79,12 @@ def evaluate_together(group: list) -> None:
     t0 = time.perf_counter()
     searches = [s for s, _ in group]
     planes = np.concatenate([b.planes for _, b in group])
-    positions = [p for _, b in group for p in b.leaves]
-    ev = NetworkSearch.run_network(searches[0].policy, planes, positions)
-    share = (time.perf_counter() - t0) / len(positions)
+    metas = np.concatenate([b.metas for _, b in group])
+    ev = NetworkSearch.run_network(searches[0].policy, planes, metas)
+    share = (time.perf_counter() - t0) / len(metas)
     at = 0
     for search, batch in group:
-        m = len(batch.leaves)
+        m = batch.size
         rows = slice(at, at + m)
         at += m
         search.eval_time += share * m

@@ -37,15 +37,16 @@ from numba import njit
 from goengine.engine import board as B
 from goengine.engine.coords import PASS
 from goengine.engine.evaluator import feature_set_for, for_size
-from goengine.engine.features import extract
+from goengine.engine.features import extract, extract_leaves
 from goengine.engine.playout import playout, seed as playout_seed
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
+from goengine.engine.search.leaves import (HISTORY, expand_node, finish_leaves,
+                                           select_leaves)
 from goengine.engine.search.komi import KOMI_SCALE, komi_shift, learned_komi, value_at_komi
-from goengine.engine.search.priors import heuristic_priors
 from goengine.engine.search.result import SearchResult, summarize_root
-from goengine.engine.search.terminal import judged_area_ownership, terminal_mask
+from goengine.engine.search.terminal import terminal_mask
 
 
 @dataclass(frozen=True)
@@ -84,55 +85,6 @@ class NetSearchConfig:
 
 # ---- numba kernels ------------------------------------------------------------------------------
 
-@njit(cache=True)
-def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init, k_forced):
-    """Walk from the root to a leaf by PUCT (at the root, a child short of its forced playouts
-    first when k_forced > 0); add virtual loss along the path; return its length."""
-    node = tm[T.T_ROOT]
-    length = 0
-    path[length] = node
-    length += 1
-    while ti[T.I_FIRST, node] >= 0:
-        c = c_puct
-        if use_az:
-            c = np.log((1.0 + ti[T.I_N, node] + c_base) / c_base) + c_init
-        ch = -1
-        if k_forced > 0.0 and length == 1:
-            ch = T.forced_child(ti, tf, node, k_forced)
-        if ch < 0:
-            ch = T.select_child(ti, tf, node, c, lam, fpu, 0.0)
-        if ch < 0:
-            break
-        node = ch
-        path[length] = node
-        length += 1
-    T.add_virtual_loss(ti, path, length, n_vl)
-    return length
-
-
-@njit(cache=True)
-def apply_path(ti, st, meta, path, length, hist, hist_len):
-    """Play the moves of path[1:length] on (st, meta). hist[8, A] receives the colour rows of the
-    last positions, newest last, for the Zero features; returns how many rows were written
-    beyond the root's (up to 8) and whether the leaf is terminal (two passes in a row)."""
-    k = hist_len
-    for i in range(1, length):
-        node = path[i]
-        m = ti[T.I_MOVE, node]
-        col = ti[T.I_COLOR, node]
-        if m < 0:
-            B.play_pass(meta, col)
-        else:
-            B.play(st, meta, m, col)
-        if k == 8:
-            for j in range(7):
-                hist[j, :] = hist[j + 1, :]
-            k = 7
-        hist[k, :] = st[B.F_COLOR, :]
-        k += 1
-    return k, meta[B.M_PASSES] >= 2
-
-
 @njit(cache=True, nogil=True)
 def rollouts(sts, metas, count, komi, max_moves, own_acc, rollout_tab, use_policy):
     """z from black's view for `count` leaf boards (modified), by the fast rollout policy (when
@@ -153,20 +105,6 @@ def rollouts(sts, metas, count, komi, max_moves, own_acc, rollout_tab, use_polic
             elif own[p] == 2:
                 own_acc[p] -= 1.0
     return out
-
-
-@njit(cache=True)
-def candidate_moves(st, meta, moves):
-    """Legal moves (simple ko) that do not fill a true own eye, then pass; returns the count."""
-    c = meta[B.M_TOPLAY]
-    k = 0
-    for i in range(meta[B.M_NEMPTY]):
-        p = st[B.F_ELIST, i]
-        if B.legality(st, meta, p, c) == B.LEGAL and not B.is_eye(st, meta, p, c):
-            moves[k] = p
-            k += 1
-    moves[k] = -1
-    return k + 1
 
 
 class _RolloutHelper:
@@ -234,16 +172,24 @@ class Position:
 
 @dataclass
 class LeafBatch:
-    """One batch of descents waiting for its network call (`NetworkSearch.select`): the paths,
-    the leaf positions (and their boards as arrays for the rollouts), which leaves the policy
-    expands, whether a network call is needed at all, and (Zero) the leaves' planes."""
-    paths: list
-    leaves: list
+    """One batch of descents waiting for its network call (`NetworkSearch.select`): the rows of
+    engine.search.leaves for its `size` leaves (paths, boards, colour rows), which leaves the
+    policy expands, whether a network call is needed at all, and the leaves' planes (Zero) or
+    positions (AlphaGo, whose features read a position)."""
+    paths: np.ndarray
+    lengths: np.ndarray
     sts: np.ndarray
     metas: np.ndarray
+    hists: np.ndarray
+    counts: np.ndarray
     expand: np.ndarray
     need_net: bool
     planes: np.ndarray | None = None
+    leaves: list | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.lengths)
 
 
 class NetworkSearch:
@@ -288,44 +234,51 @@ class NetworkSearch:
         return np.stack([extract(p, name) for p in positions]).astype(np.float32)
 
     @staticmethod
-    def run_network(evaluator, planes, positions):
-        """evaluator.evaluate, with cache keys when the evaluator keeps a cache: a leaf visited
-        again before its expansion (n_thr > 1) costs no second network run. A by-size evaluator
-        hands the positions to its network for their size, whose cache it is."""
-        evaluator = for_size(evaluator, planes.shape[-1])
+    def run_network(evaluator, planes, metas):
+        """evaluator.evaluate, with cache keys from the positions' `metas` (int64[B, NM]) when the
+        evaluator keeps a cache: a leaf visited again before its expansion (n_thr > 1) costs no
+        second network run. A by-size evaluator hands the positions to its network for their
+        size, whose cache it is."""
+        n = planes.shape[-1]
+        evaluator = for_size(evaluator, n)
         if getattr(evaluator, "cache_size", 0):
-            keys = [(p.size, int(p.meta[B.M_HASH]), int(p.meta[B.M_TOPLAY]), int(p.meta[B.M_KO]),
-                     int(p.meta[B.M_LAST]), int(p.meta[B.M_LAST2])) for p in positions]
-            return evaluator.evaluate(planes, keys=keys)
+            cols = metas[:, [B.M_HASH, B.M_TOPLAY, B.M_KO, B.M_LAST, B.M_LAST2]].tolist()
+            return evaluator.evaluate(planes, keys=[(n, *c) for c in cols])
         return evaluator.evaluate(planes)
 
-    def _evaluate(self, positions, need_policy, need_value, planes=None):
+    @staticmethod
+    def _metas(positions) -> np.ndarray:
+        return np.stack([p.meta for p in positions])
+
+    def _evaluate(self, positions, need_policy, need_value, zero_leaves=None):
         """(priors [B, N*N+1] or None, value_stm [B] or None, score_stm [B] or None) for the leaf
-        positions; the score only from a Zero net with a score head. Zero: `planes` are the
-        positions' planes when already extracted."""
+        positions; the score only from a Zero net with a score head. Zero: `zero_leaves` =
+        (planes, metas) of a batch's leaves instead of `positions`."""
         t0 = time.perf_counter()
         priors = values = scores = None
         if self.config.mode == "zero":
-            if planes is None:
-                planes = self._features(positions, "zero17")
-            ev = self.run_network(self.policy, planes, positions)
+            planes, metas = zero_leaves or (self._features(positions, "zero17"),
+                                            self._metas(positions))
+            ev = self.run_network(self.policy, planes, metas)
             priors, values, scores = ev.priors, ev.value_stm, ev.score
         elif need_value and self._one_net():
             # one dual-head network fills both roles: a single call gives every leaf its value
             # and the expanding leaves their priors (the others' rows go unused)
-            ev = self.run_network(self.value, self._features(positions, self._vf), positions)
+            ev = self.run_network(self.value, self._features(positions, self._vf),
+                                  self._metas(positions))
             priors, values = ev.priors, ev.value_stm
         else:
             if need_policy is not None and self.policy is not None and need_policy.any():
                 sel = [p for p, f in zip(positions, need_policy) if f]
-                pr = self.run_network(self.policy, self._features(sel, self._pf), sel).priors
+                pr = self.run_network(self.policy, self._features(sel, self._pf),
+                                      self._metas(sel)).priors
                 priors = np.zeros((len(positions), pr.shape[1]), dtype=np.float32)
                 priors[need_policy] = pr
             if need_value and self.value is not None:
                 values = self.run_network(self.value, self._features(positions, self._vf),
-                                   positions).value_stm
+                                          self._metas(positions)).value_stm
         self.eval_time += time.perf_counter() - t0
-        self.evaluations += len(positions)
+        self.evaluations += len(planes if positions is None else positions)
         return priors, values, scores
 
     def _one_net(self) -> bool:
@@ -342,39 +295,15 @@ class NetworkSearch:
                         and for_size(self.policy, size) is for_size(self.value, size))
 
     # ---- expansion ----------------------------------------------------------------------------
-    def _expand(self, node, st, meta, net_priors, moves_buf, priors_buf) -> None:
+    def _expand(self, node, st, meta, net_priors) -> None:
         """Children for every candidate move; priors from the network row (Pos order, pass last)
-        when given, else the heuristic ones."""
+        when given, else the heuristic ones (engine.search.leaves.expand_node)."""
         t = self.tree
-        if t.ti[T.I_FIRST, node] >= 0:
-            if net_priors is not None:
-                self._set_priors(node, net_priors, int(meta[B.M_N]))
-            return
-        if net_priors is None:
-            k = heuristic_priors(st, meta, meta[B.M_TOPLAY], moves_buf, priors_buf)
-        else:
-            k = candidate_moves(st, meta, moves_buf)
-            self._fill_priors(moves_buf[:k], net_priors, int(meta[B.M_N]), priors_buf)
-        T.alloc_children(t.ti, t.tf, t.tm, node, moves_buf, priors_buf, k)
-
-    def _fill_priors(self, moves, row, n, out) -> None:
-        w = n + 2
-        pos = np.where(moves >= 0, (moves // w - 1) * n + (moves % w - 1), n * n)
-        p = row[pos].astype(np.float64)
-        if self.config.mode == "alphago":
-            # the SL policy has no pass output: a small fixed share for pass
-            p[-1] = 1e-3
-            p = np.power(np.maximum(p, 1e-12), 1.0 / self.config.policy_temperature)
-        s = p.sum()
-        out[:len(moves)] = p / s if s > 0 else 1.0 / len(moves)
-
-    def _set_priors(self, node, row, n) -> None:
-        t = self.tree
-        kids = t.children(node)
-        moves = t.ti[T.I_MOVE, kids.start:kids.stop]
-        buf = np.empty(len(moves))
-        self._fill_priors(moves, row, n, buf)
-        t.tf[T.F_P, kids.start:kids.stop] = buf
+        moves_buf, priors_buf = self._bufs
+        has_row = net_priors is not None
+        expand_node(t.ti, t.tf, t.tm, node, st, meta,
+                    net_priors if has_row else self._no_row, has_row, self._sharpen,
+                    self.config.policy_temperature, moves_buf, priors_buf)
 
     def _add_root_noise(self) -> None:
         cfg = self.config
@@ -407,8 +336,8 @@ class NetworkSearch:
         st0, meta0 = game.st.copy(), game.meta.copy()
         meta0[B.M_TOPLAY] = color
         a = st0.shape[1]
-        root_hist = np.zeros((8, a), dtype=np.int32)
-        hist_len = min(8, len(game.board_history))
+        root_hist = np.zeros((HISTORY, a), dtype=np.int32)
+        hist_len = min(HISTORY, len(game.board_history))
         for i, row in enumerate(game.board_history[-hist_len:]):
             root_hist[i] = row
         moves_buf = np.empty(a + 1, dtype=np.int32)
@@ -416,7 +345,9 @@ class NetworkSearch:
         self._game, self._color = game, color
         self._features_for(game.size)
         self._root = (st0, meta0, root_hist, hist_len)
-        self._bufs = (np.empty(4 * a + 64, dtype=np.int64), moves_buf, priors_buf)
+        self._bufs = (moves_buf, priors_buf)
+        self._no_row = np.zeros(1, dtype=np.float32)    # a row for kernels that take none
+        self._sharpen = cfg.mode == "alphago"           # the SL priors' temperature and pass
         self._max_moves = int(cfg.max_moves_factor * game.size * game.size)
         self._use_rollouts = cfg.mode == "alphago" and (cfg.lam > 0 or self.value is None)
         self._use_value = (cfg.mode == "zero") or (self.value is not None and cfg.lam < 1)
@@ -430,7 +361,7 @@ class NetworkSearch:
         self._value_komi = learned_komi(for_size(self._head_net()[0], game.size), cfg.value_komi)
         self._komi_shift = komi_shift(game.komi, self._value_komi, game.size, cfg.komi_scale)
         if t.ti[T.I_FIRST, t.root] < 0:
-            self._expand_root(game, st0, meta0, root_hist, hist_len, moves_buf, priors_buf)
+            self._expand_root(game, st0, meta0, root_hist, hist_len)
         self._heads = self._value_heads(Position(st0.copy(), meta0.copy(), [
             root_hist[i].copy() for i in range(hist_len)], game.size), color)
         self._add_root_noise()
@@ -456,7 +387,7 @@ class NetworkSearch:
         has_score = getattr(net, "has_score", False)
         if not (has_own or has_score):
             return None, None
-        ev = self.run_network(net, self._features([pos], features), [pos])
+        ev = self.run_network(net, self._features([pos], features), pos.meta[None])
         sign = 1.0 if color == B.BLACK else -1.0
         n = pos.size
         own = sign * ev.ownership[0].reshape(n, n).astype(np.float64) if has_own else None
@@ -471,13 +402,12 @@ class NetworkSearch:
         pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history[-8:]), game.size)
         return self._value_heads(pos, game.to_play)[0]
 
-    def _expand_root(self, game, st0, meta0, root_hist, hist_len, moves_buf, priors_buf):
+    def _expand_root(self, game, st0, meta0, root_hist, hist_len):
         pos = Position(st0.copy(), meta0.copy(), [root_hist[i].copy() for i in range(hist_len)],
                        game.size)
         need = np.array([True])
         priors = self._evaluate([pos], need, False)[0] if self.policy is not None else None
-        self._expand(self.tree.root, st0, meta0, priors[0] if priors is not None else None,
-                     moves_buf, priors_buf)
+        self._expand(self.tree.root, st0, meta0, priors[0] if priors is not None else None)
 
     def step(self, want: int) -> int:
         """One batch: `want` descents, one network call for their leaves (while the rollouts
@@ -498,7 +428,7 @@ class NetworkSearch:
             run_net()
         z = None
         if self._use_rollouts:
-            m = len(batch.leaves)
+            m = batch.size
             z = self._rollouts(batch.sts.copy(), batch.metas.copy(), m, self._game.komi,
                                self._max_moves)
             self._own_n += m
@@ -511,95 +441,67 @@ class NetworkSearch:
         """(priors, values, scores) of the batch's leaves; all None when no network is needed."""
         if not batch.need_net:
             return None, None, None
-        return self._evaluate(batch.leaves, batch.expand, self._use_value, batch.planes)
+        return self._evaluate(batch.leaves, batch.expand, self._use_value,
+                              None if batch.leaves is not None else (batch.planes, batch.metas))
 
     def select(self, want: int) -> LeafBatch | None:
         """The first half of `step`: `want` descents from the root with virtual loss; terminals
         are scored and backed up at once, a leaf met twice is dropped with its virtual loss
-        undone; the others make the batch (None when none is left). Its network answers go to
-        `finish` (engine.search.batched runs several searches' batches in one network call)."""
+        undone (engine.search.leaves.select_leaves); the others make the batch (None when none
+        is left). Its network answers go to `finish` (engine.search.lockstep runs several
+        searches' batches in one network call)."""
         cfg = self.config
-        game, lam = self._game, self._lam
+        game, t = self._game, self.tree
         st0, meta0, root_hist, hist_len = self._root
-        path = self._bufs[0]
-        t = self.tree
         a = st0.shape[1]
-        paths, leaves, seen = [], [], set()
+        paths = np.empty((want, 4 * a + 64), dtype=np.int64)
+        lengths = np.empty(want, dtype=np.int64)
         sts = np.empty((want, B.NF, a), dtype=st0.dtype)
         metas = np.empty((want, B.NM), dtype=meta0.dtype)
-        hist = np.empty((8, a), dtype=np.int32)
-        for _ in range(want):
-            length = descend(t.ti, t.tf, t.tm, path, cfg.c_puct, lam, cfg.fpu, cfg.n_vl,
-                             cfg.use_alphazero_c, cfg.c_base, cfg.c_init, cfg.forced_k)
-            p = path[:length].copy()
-            leaf = int(p[-1])
-            st, meta = st0.copy(), meta0.copy()
-            hist[:hist_len] = root_hist[:hist_len]
-            k, terminal = apply_path(t.ti, st, meta, p, length, hist, hist_len)
-            if terminal:
-                out = np.empty(a, dtype=np.int8)
-                d = judged_area_ownership(st, meta, terminal_mask(self, a), out) - game.komi
-                z = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
-                T.backup(t.ti, t.tf, p, length, z, True, self._utility_of(z, d), True, cfg.n_vl)
-                continue
-            if leaf in seen:  # collision within the batch: undo and let the others go
-                # (keeping it as a second rollout of the leaf played worse: 2 of 8 games
-                # against this rule at equal time on 9x9)
-                T.add_virtual_loss(t.ti, p, length, -cfg.n_vl)
-                continue
-            seen.add(leaf)
-            j = len(leaves)
-            sts[j], metas[j] = st, meta
-            leaves.append(Position(st, meta, [hist[x].copy() for x in range(k)], game.size))
-            paths.append(p)
-        m = len(leaves)
+        hists = np.empty((want, HISTORY, a), dtype=np.int32)
+        counts = np.empty(want, dtype=np.int64)
+        m = select_leaves(t.ti, t.tf, t.tm, st0, meta0, root_hist, hist_len, want, cfg.c_puct,
+                          self._lam, cfg.fpu, cfg.n_vl, cfg.use_alphazero_c, cfg.c_base,
+                          cfg.c_init, cfg.forced_k, game.komi, terminal_mask(self, a),
+                          self._utility, self._utility_scale, paths, lengths, sts, metas, hists,
+                          counts)
         if m == 0:
             return None
-        # which leaves get expanded (and so need the policy) now
+        batch = LeafBatch(paths[:m], lengths[:m], sts[:m], metas[:m], hists[:m], counts[:m],
+                          np.ones(m, dtype=bool), True)
         if cfg.mode == "zero":
-            expand = np.ones(m, dtype=bool)
-        else:
-            expand = np.array([t.ti[T.I_N, int(p[-1])] + 1 >= cfg.n_thr
-                               and t.ti[T.I_FIRST, int(p[-1])] < 0 for p in paths])
-        need_net = self._use_value or (bool(expand.any()) and self.policy is not None)
-        planes = self._features(leaves, "zero17") if cfg.mode == "zero" else None
-        return LeafBatch(paths, leaves, sts[:m], metas[:m], expand, need_net, planes)
+            batch.planes = extract_leaves("zero17", batch.hists, batch.counts, batch.metas,
+                                          game.size)
+            return batch
+        batch.leaves = [Position(batch.sts[j], batch.metas[j], list(batch.hists[j, :batch.counts[j]]),
+                                 game.size) for j in range(m)]
+        # which leaves get expanded (and so need the policy) now
+        leaf = paths[np.arange(m), lengths[:m] - 1]
+        batch.expand = (t.ti[T.I_N, leaf] + 1 >= cfg.n_thr) & (t.ti[T.I_FIRST, leaf] < 0)
+        batch.need_net = self._use_value or (bool(batch.expand.any()) and self.policy is not None)
+        return batch
 
     def finish(self, batch: LeafBatch, net: tuple, z=None) -> None:
         """The second half of `step`: expand the batch's leaves that wait for it and back up
-        every leaf's value (and rollout z); `net` = (priors, values, scores) of its leaves."""
+        every leaf's value (and rollout z) (engine.search.leaves.finish_leaves); `net` =
+        (priors, values, scores) of its leaves."""
         cfg = self.config
         game, t = self._game, self.tree
-        _, moves_buf, priors_buf = self._bufs
+        moves_buf, priors_buf = self._bufs
         priors, values, scores = net
-        for j, p in enumerate(batch.paths):
-            leaf = int(p[-1])
-            if batch.expand[j]:
-                row = priors[j] if priors is not None else None
-                self._expand(leaf, batch.sts[j], batch.metas[j], row, moves_buf, priors_buf)
-            v_black = 0.0
-            sign = 1.0 if batch.metas[j][B.M_TOPLAY] == B.BLACK else -1.0
-            if values is not None:
-                v_black = value_at_komi(sign * float(values[j]), self._komi_shift)
-            if self._utility:       # the value to the rollout sums, the utility to Q's
-                # the score head learned at value_komi, as the value: moved to the game's komi
-                lead = sign * float(scores[j]) + self._value_komi - game.komi
-                T.backup(t.ti, t.tf, p, len(p), v_black, True, self._utility_of(v_black, lead),
-                         True, cfg.n_vl)
-                continue
-            zb = float(z[j]) if z is not None else 0.0
-            T.backup(t.ti, t.tf, p, len(p), zb, z is not None, v_black, values is not None,
-                     cfg.n_vl)
-
-    def _utility_of(self, v_black: float, lead_black: float) -> float:
-        """KataGo's static score utility of a leaf, Black's view: (v + score_utility (2/pi)
-        atan(lead / scale)) / (1 + score_utility), v itself when the utility is off. The division
-        keeps it in [-1, 1], the range Q, virtual loss and fpu assume; a clamp would instead
-        erase the difference between two sure wins, which is what the utility is for."""
-        if not self._utility:
-            return v_black
-        s = (2.0 / np.pi) * np.arctan(lead_black / self._utility_scale)
-        return float((v_black + self._utility * s) / (1.0 + self._utility))
+        m = batch.size
+        sign = np.where(batch.metas[:, B.M_TOPLAY] == B.BLACK, 1.0, -1.0)
+        v_black = np.zeros(m)
+        if values is not None:
+            v_black = value_at_komi(sign * values.astype(np.float64), self._komi_shift)
+        lead = np.zeros(m)
+        if self._utility:   # the score head learned at value_komi, as the value: moved to komi
+            lead = sign * scores.astype(np.float64) + self._value_komi - game.komi
+        finish_leaves(t.ti, t.tf, t.tm, batch.paths, batch.lengths, m, batch.sts, batch.metas,
+                      batch.expand, priors if priors is not None else self._no_row[None],
+                      priors is not None, self._sharpen, cfg.policy_temperature, v_black,
+                      values is not None, z if z is not None else v_black, z is not None, lead,
+                      float(self._utility), self._utility_scale, cfg.n_vl, moves_buf, priors_buf)
 
     def _rollouts(self, sts, metas, m, komi, max_moves) -> np.ndarray:
         """z (black's view) for the m leaf boards; the first share runs here, the others on the

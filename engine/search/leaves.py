@@ -1,0 +1,208 @@
+"""A batch of simulations in two numba calls: its descents (`select_leaves`) before the network
+call, its expansions and backups (`finish_leaves`) after it (docs/algorithms.md §2.6 "Speed").
+
+With an int8 network a 9x9 simulation spends less time in onnxruntime than in the Python around
+it when every descent, leaf board, expansion and backup is a call of its own. Here the search's
+Python runs once a batch: `select_leaves` walks `want` paths (PUCT, virtual loss), rebuilds each
+leaf's board and the colour rows of its last positions (the Zero planes' history), scores and
+backs up two-pass leaves at once and drops a leaf met twice; `finish_leaves` expands the leaves
+with their priors and backs up their values, rollout results or score utilities.
+
+Batch arrays, row j for leaf j (the first `m` rows are filled):
+    paths   int64[want, L]   the nodes from the root; lengths[j] of them
+    sts     int32[want, NF, A], metas int64[want, NM]   the leaf boards
+    hists   int32[want, 8, A], counts[j]   colour rows, oldest first, newest (the leaf) last
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from goengine.engine import board as B
+from goengine.engine.search import tree as T
+from goengine.engine.search.priors import heuristic_priors
+from goengine.engine.search.terminal import judged_area_ownership
+
+HISTORY = 8                 # colour rows kept per leaf: the Zero planes' 8 positions
+SL_PASS_PRIOR = 1e-3        # the SL policy has no pass output: a small fixed share for pass
+
+
+@njit(cache=True)
+def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init, k_forced):
+    """Walk from the root to a leaf by PUCT (at the root, a child short of its forced playouts
+    first when k_forced > 0); add virtual loss along the path; return its length."""
+    node = tm[T.T_ROOT]
+    length = 0
+    path[length] = node
+    length += 1
+    while ti[T.I_FIRST, node] >= 0:
+        c = c_puct
+        if use_az:
+            c = np.log((1.0 + ti[T.I_N, node] + c_base) / c_base) + c_init
+        ch = -1
+        if k_forced > 0.0 and length == 1:
+            ch = T.forced_child(ti, tf, node, k_forced)
+        if ch < 0:
+            ch = T.select_child(ti, tf, node, c, lam, fpu, 0.0)
+        if ch < 0:
+            break
+        node = ch
+        path[length] = node
+        length += 1
+    T.add_virtual_loss(ti, path, length, n_vl)
+    return length
+
+
+@njit(cache=True)
+def apply_path(ti, st, meta, path, length, hist, hist_len):
+    """Play the moves of path[1:length] on (st, meta). hist[8, A] receives the colour rows of the
+    last positions, newest last, for the Zero features; returns how many rows it holds (up to 8)
+    and whether the leaf is terminal (two passes in a row)."""
+    k = hist_len
+    for i in range(1, length):
+        node = path[i]
+        m = ti[T.I_MOVE, node]
+        col = ti[T.I_COLOR, node]
+        if m < 0:
+            B.play_pass(meta, col)
+        else:
+            B.play(st, meta, m, col)
+        if k == HISTORY:
+            for j in range(HISTORY - 1):
+                hist[j, :] = hist[j + 1, :]
+            k = HISTORY - 1
+        hist[k, :] = st[B.F_COLOR, :]
+        k += 1
+    return k, meta[B.M_PASSES] >= 2
+
+
+@njit(cache=True)
+def candidate_moves(st, meta, moves):
+    """Legal moves (simple ko) that do not fill a true own eye, then pass; returns the count."""
+    c = meta[B.M_TOPLAY]
+    k = 0
+    for i in range(meta[B.M_NEMPTY]):
+        p = st[B.F_ELIST, i]
+        if B.legality(st, meta, p, c) == B.LEGAL and not B.is_eye(st, meta, p, c):
+            moves[k] = p
+            k += 1
+    moves[k] = -1
+    return k + 1
+
+
+@njit(cache=True)
+def score_utility(v_black, lead_black, weight, scale):
+    """KataGo's static score utility of a leaf, Black's view: (v + weight (2/pi) atan(lead /
+    scale)) / (1 + weight), v itself when the weight is 0. The division keeps it in [-1, 1], the
+    range Q, virtual loss and fpu assume; a clamp would instead erase the difference between two
+    sure wins, which is what the utility is for."""
+    if weight == 0.0:
+        return v_black
+    s = (2.0 / np.pi) * np.arctan(lead_black / scale)
+    return (v_black + weight * s) / (1.0 + weight)
+
+
+@njit(cache=True)
+def fill_priors(moves, k, row, n, sharpen, temperature, out):
+    """out[:k] = the network row's probabilities of moves[:k] (Locs, pass = -1 as the row's last
+    entry), normalised. `sharpen` (AlphaGo's SL priors): the last move, the pass, gets
+    SL_PASS_PRIOR, and every prior is raised to 1 / temperature first."""
+    w = n + 2
+    total = 0.0
+    for i in range(k):
+        m = moves[i]
+        p = np.float64(row[(m // w - 1) * n + (m % w - 1)] if m >= 0 else row[n * n])
+        if sharpen:
+            if i == k - 1:
+                p = SL_PASS_PRIOR
+            p = max(p, 1e-12) ** (1.0 / temperature)
+        out[i] = p
+        total += p
+    for i in range(k):
+        out[i] = out[i] / total if total > 0 else 1.0 / k
+
+
+@njit(cache=True)
+def expand_node(ti, tf, tm, node, st, meta, row, has_row, sharpen, temperature, moves, priors):
+    """Children for every candidate move of the leaf `node` (board st, meta), with priors from
+    the network `row` when `has_row`, else the heuristic ones. A node already expanded (AlphaGo:
+    with heuristic priors, before its network answered) gets the row's priors instead."""
+    n = meta[B.M_N]
+    first = ti[T.I_FIRST, node]
+    if first >= 0:
+        if has_row:
+            k = ti[T.I_NCHILD, node]
+            fill_priors(ti[T.I_MOVE, first:first + k], k, row, n, sharpen, temperature, priors)
+            for i in range(k):
+                tf[T.F_P, first + i] = priors[i]
+        return
+    if has_row:
+        k = candidate_moves(st, meta, moves)
+        fill_priors(moves, k, row, n, sharpen, temperature, priors)
+    else:
+        k = heuristic_priors(st, meta, meta[B.M_TOPLAY], moves, priors)
+    T.alloc_children(ti, tf, tm, node, moves, priors, k)
+
+
+@njit(cache=True)
+def select_leaves(ti, tf, tm, st0, meta0, root_hist, hist_len, want, c_puct, lam, fpu, n_vl,
+                  use_az, c_base, c_init, k_forced, komi, dead, utility, utility_scale,
+                  paths, lengths, sts, metas, hists, counts):
+    """`want` descents from the root with virtual loss; a two-pass leaf is scored by the rules
+    (the stones in `dead` off, engine.search.terminal) and backed up at once, a leaf met twice
+    is dropped with its virtual loss undone. Returns m: the leaves kept fill rows [0, m)."""
+    own = np.empty(st0.shape[1], dtype=np.int8)
+    m = 0
+    for _ in range(want):
+        path = paths[m]
+        length = descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init,
+                         k_forced)
+        sts[m, :, :] = st0
+        metas[m, :] = meta0
+        hists[m, :hist_len, :] = root_hist[:hist_len]
+        k, terminal = apply_path(ti, sts[m], metas[m], path, length, hists[m], hist_len)
+        if terminal:
+            d = judged_area_ownership(sts[m], metas[m], dead, own) - komi
+            z = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+            T.backup(ti, tf, path, length, z, True, score_utility(z, d, utility, utility_scale),
+                     True, n_vl)
+            continue
+        leaf = path[length - 1]
+        seen = False
+        for j in range(m):
+            seen = seen or paths[j, lengths[j] - 1] == leaf
+        if seen:  # collision within the batch: undo and let the others go (keeping it as a
+            # second rollout of the leaf played worse: 2 of 8 games against this rule at equal
+            # time on 9x9)
+            T.add_virtual_loss(ti, path, length, -n_vl)
+            continue
+        lengths[m] = length
+        counts[m] = k
+        m += 1
+    return m
+
+
+@njit(cache=True)
+def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_rows, sharpen,
+                  temperature, v_black, has_value, z, has_z, lead_black, utility, utility_scale,
+                  n_vl, moves, priors):
+    """Expand the leaves flagged in `expand` (their network rows when `has_rows`) and back up
+    every leaf: with a score utility, the value to the rollout sums and the utility to Q's
+    (NetworkSearch's docstring); else the rollout result z (when `has_z`) and the value (when
+    `has_value`), all from Black's view."""
+    for j in range(m):
+        length = lengths[j]
+        path = paths[j]
+        if expand[j]:
+            expand_node(ti, tf, tm, path[length - 1], sts[j], metas[j], rows[j], has_rows,
+                        sharpen, temperature, moves, priors)
+        if utility != 0.0:
+            u = score_utility(v_black[j], lead_black[j], utility, utility_scale)
+            T.backup(ti, tf, path, length, v_black[j], True, u, True, n_vl)
+        else:
+            T.backup(ti, tf, path, length, z[j] if has_z else 0.0, has_z, v_black[j],
+                     has_value, n_vl)
+
+
+__all__ = ["HISTORY", "apply_path", "candidate_moves", "descend", "expand_node", "fill_priors",
+           "finish_leaves", "score_utility", "select_leaves"]

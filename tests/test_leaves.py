@@ -1,0 +1,60 @@
+"""A search's batch in two numba calls (engine.search.leaves): the leaves `select` hands the
+network are the positions the rules core reaches by playing their paths, with the planes
+`features.extract` gives them, and `finish` takes back every virtual loss."""
+import numpy as np
+import pytest
+
+from goengine.engine import board as B
+from goengine.engine.board import BLACK, WHITE
+from goengine.engine.coords import PASS, parse_gtp
+from goengine.engine.evaluator import UniformEvaluator
+from goengine.engine.features import extract, extract_leaves
+from goengine.engine.game import Game
+from goengine.engine.search import tree as T
+from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+
+
+def opening(moves) -> Game:
+    g = Game(9)
+    for i, v in enumerate(moves):
+        g.play(BLACK if i % 2 == 0 else WHITE, PASS if v == "pass" else parse_gtp(v, 9))
+    return g
+
+
+def replay(game: Game, search: NetworkSearch, path) -> Game:
+    """The leaf at the end of `path`, reached by the rules core (Game.play) from `game`."""
+    g = game.copy()
+    for node in path[1:]:
+        move = int(search.tree.ti[T.I_MOVE, node])
+        g.play(int(search.tree.ti[T.I_COLOR, node]), PASS if move < 0 else move)
+    return g
+
+
+@pytest.mark.parametrize("moves", [[], ["E5", "C3", "pass", "G7", "D4", "F6", "C7", "G3",
+                                        "E3", "pass"]])
+def test_a_batchs_leaves_are_the_rules_positions_of_their_paths(moves):
+    game = opening(moves)
+    s = NetworkSearch(NetSearchConfig(mode="zero", batch_size=8), policy=UniformEvaluator(),
+                      seed=3)
+    s.search(game, game.to_play, visits=300)   # a tree several moves deep
+    batch = s.select(16)
+    assert batch is not None and batch.size > 1
+    for j in range(batch.size):
+        path = batch.paths[j, :batch.lengths[j]]
+        leaf = replay(game, s, path)
+        assert np.array_equal(batch.sts[j][B.F_COLOR], leaf.st[B.F_COLOR])
+        assert batch.metas[j][B.M_HASH] == leaf.meta[B.M_HASH]
+        assert np.array_equal(batch.planes[j], extract(leaf, "zero17"))
+    leaves = batch.paths[np.arange(batch.size), batch.lengths - 1]
+    assert len(set(leaves.tolist())) == batch.size                   # no leaf twice
+    vl = s.tree.ti[T.I_VL, :s.tree.used]
+    assert vl.sum() == s.config.n_vl * batch.lengths.sum()
+    s.finish(batch, s._net_for(batch))
+    assert (s.tree.ti[T.I_VL, :s.tree.used] == 0).all()
+    assert (s.tree.ti[T.I_FIRST, leaves] >= 0).all()                 # every leaf expanded
+
+
+def test_the_leaves_planes_need_a_history_only_feature_set():
+    with pytest.raises(ValueError, match="history-only"):
+        extract_leaves("alphago48", np.zeros((1, 8, 121), np.int32), np.ones(1, np.int64),
+                       np.zeros((1, B.NM), np.int64), 9)
