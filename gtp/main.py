@@ -61,7 +61,7 @@ def _finite(ctx, param, value):
 @click.option("--lambda", "lam", type=click.FloatRange(0, 1), default=None,
               help="AlphaGo search: weight of rollouts in the leaf value (default 0.5).")
 @click.option("--c-puct", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="PUCT exploration constant (alphago/zero: 5).")
+              help="PUCT exploration constant (alphago: 5, zero: 1.5).")
 @click.option("--n-thr", type=click.IntRange(min=1), default=None,
               help="AlphaGo search: expansion threshold in visits.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=None,

@@ -14,7 +14,8 @@ from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 from goengine.engine.search import tree as T
 from goengine.engine.search.mcts import MctsConfig, MctsSearch
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.network import (ALPHAGO_C_PUCT, ZERO_C_PUCT, NetSearchConfig,
+                                           NetworkSearch)
 from goengine.engine.search.policy import PolicyPlayer
 
 
@@ -290,3 +291,9 @@ def test_the_run_loop_prunes_root_moves_that_break_superko(name):
     assert g.illegal_reason(BLACK, d4) == "superko"
     res = SEARCHES[name]().search(g, BLACK, playouts=50)
     assert res.moves and d4 not in [m.move for m in res.moves]
+
+
+def test_each_network_search_has_its_own_c_puct_unless_one_is_given():
+    assert NetSearchConfig(mode="alphago").c_puct == ALPHAGO_C_PUCT == 5.0
+    assert NetSearchConfig(mode="zero").c_puct == ZERO_C_PUCT
+    assert NetSearchConfig(mode="zero", c_puct=3.0).c_puct == 3.0

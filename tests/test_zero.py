@@ -345,6 +345,28 @@ def test_registry_networks_say_the_komi_they_learned_at(tmp_path):
     assert told._value_komi == 7.5 and told._komi_shift == 0.0
 
 
+def test_a_networks_settings_change_only_its_own_searches():
+    """A job's `settings` give one network's searches other NetSearchConfig fields (what
+    benchmarks/zero_match.py compares on one network): with almost no exploration term its
+    search piles the visits on few moves, the other's spreads them by the priors."""
+    g = Game(5, zero_rules(0.5))
+    job = ZeroGamesJob(pairs=[("a", "b")], size=5, noise=False, c_puct=5.0,
+                       settings={"b": {"c_puct": 0.05}})
+    wide, narrow = (make_search(UniformEvaluator(), job, 1, name) for name in ("a", "b"))
+    assert (wide.config.c_puct, narrow.config.c_puct) == (5.0, 0.05)
+    top = [max(s.visits for s in search.search(g, g.to_play, visits=200).moves)
+           for search in (wide, narrow)]
+    assert top[1] > 2 * top[0]
+
+
+def test_the_loops_c_puct_reaches_its_self_play_and_gating_searches(tmp_path):
+    run = ZeroRun(small_config(c_puct=2.5), tmp_path, None, WorkerPool(workers=0), resume=False,
+                  log=lambda s: None)
+    for gating in (False, True):
+        job = ZeroGamesJob(pairs=[("best", "best")], **run._job_args(gating))
+        assert make_search(UniformEvaluator(), job, 0, "best").config.c_puct == 2.5
+
+
 def test_resumed_run_takes_the_new_learning_rate(tmp_path):
     """The optimizer's saved state carries its rate: a run resumed with another --lr / --l2
     trains with those."""

@@ -47,6 +47,7 @@ import torch
 from tqdm import tqdm
 
 from goengine.engine.search.komi import fair_komi
+from goengine.engine.search.network import ZERO_C_PUCT
 from goengine.models.session import CPU, providers
 from goengine.training import nets
 from goengine.training.curves import append_row, save_figure
@@ -107,6 +108,8 @@ class ZeroConfig:
     move_cap: int = 0               # 0: 2 N^2
     search_batch: int = 8           # leaves per network call
     selfplay_precision: str = "auto"  # the workers' networks: int8 | fp32 | auto (int8 on a CPU)
+    c_puct: float = ZERO_C_PUCT     # PUCT exploration constant of the self-play and gating
+                                    # searches (the Zero search's default)
     score_utility: float = 0.0      # KataGo's static score utility in the self-play and gating
                                     # searches (NetSearchConfig.score_utility); 0: off
     # training
@@ -256,6 +259,7 @@ class ZeroRun:
         cfg = self.cfg
         common = dict(size=cfg.size, komi=self.selfplay_komi, move_cap=cfg.move_cap,
                       batch_size=cfg.search_batch, score_utility=cfg.score_utility,
+                      c_puct=cfg.c_puct,
                       resign_threshold=self.state.get("resign_threshold", cfg.resign_threshold),
                       eps=cfg.dirichlet_eps, alpha=cfg.dirichlet_alpha,
                       play_on=cfg.play_on if cfg.play_on >= 0 else default_play_on(cfg.size))
@@ -578,6 +582,8 @@ D = ZeroConfig()
               help="networks on the workers (self-play and gating): int8 twins "
                    "(training.quantize) or the float files; auto: int8 where onnxruntime runs on "
                    "the CPU")
+@click.option("--c-puct", default=D.c_puct, show_default=True, type=click.FloatRange(0),
+              help="PUCT exploration constant of the self-play and gating searches")
 @click.option("--score-utility", default=D.score_utility, show_default=True,
               type=click.FloatRange(0), help="KataGo's static score utility in the self-play and "
               "gating searches: a leaf's utility is (v + F (2/pi) atan(score / N)) / (1 + F) "

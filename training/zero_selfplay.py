@@ -47,7 +47,7 @@ from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 from goengine.engine.search.lockstep import Lockstep
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.network import ZERO_C_PUCT, NetSearchConfig, NetworkSearch
 
 ZERO_FEATURES = "zero17"
 
@@ -100,6 +100,10 @@ class ZeroGamesJob:
     full_fraction: float = 0.25      # the chance that a move is a full, recorded search (KataGo)
     forced_playouts: float = 0.0     # > 0: KataGo's forced playouts and policy target pruning in
                                      # the noised (full) searches, k of sqrt(k P N) (KataGo: 2)
+    c_puct: float = ZERO_C_PUCT      # the searches' PUCT exploration constant
+    settings: dict = field(default_factory=dict)  # network name -> NetSearchConfig fields its
+                                     # searches play with instead (benchmarks/zero_match.py
+                                     # compares search settings on one network)
 
     def networks(self) -> set[str]:
         """The networks a worker must hold to play this job (training.workers)."""
@@ -174,10 +178,13 @@ def choose_move(pi: np.ndarray, sampled: bool, rng: np.random.Generator) -> int:
     return int(np.argmax(pi))
 
 
-def make_search(evaluator, job: ZeroGamesJob, seed: int) -> NetworkSearch:
+def make_search(evaluator, job: ZeroGamesJob, seed: int, name: str = "") -> NetworkSearch:
+    """The search a game of `job` plays network `name` with (its `settings`, if any, over the
+    job's)."""
     n = job.size
     alpha = (job.alpha or default_alpha(n)) if job.noise else 0.0
-    cfg = NetSearchConfig(mode="zero", dirichlet_alpha=alpha, dirichlet_eps=job.eps,
+    cfg = NetSearchConfig(mode="zero", c_puct=job.c_puct, dirichlet_alpha=alpha,
+                          dirichlet_eps=job.eps,
                           batch_size=job.batch_size, score_utility=job.score_utility,
                           # the komi the network learned at (its file's `komi`: the komi of
                           # its training window); a --fair-komi run plays each generation at
@@ -188,7 +195,7 @@ def make_search(evaluator, job: ZeroGamesJob, seed: int) -> NetworkSearch:
                           forced_k=job.forced_playouts if job.noise else 0.0,
                           # the tree a game needs, with room for the subtree kept between moves
                           tree_capacity=max(20_000, 4 * job.visits * (n * n + 2)))
-    return NetworkSearch(cfg, policy=evaluator, seed=seed)
+    return NetworkSearch(replace(cfg, **job.settings.get(name, {})), policy=evaluator, seed=seed)
 
 
 def zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
@@ -267,7 +274,7 @@ def play_zero_games(evaluators: dict, job: ZeroGamesJob) -> list[ZeroGameResult]
     games, searches = {}, []
     for i, (b, w) in enumerate(job.pairs):
         rng = np.random.default_rng([job.seed, i])
-        mine = {name: make_search(evaluators[name], job, int(rng.integers(2**31)))
+        mine = {name: make_search(evaluators[name], job, int(rng.integers(2**31)), name)
                 for name in names}
         searches += mine.values()
         games[i] = zero_game(mine, job, b, w, rng)

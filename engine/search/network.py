@@ -49,10 +49,15 @@ from goengine.engine.search.result import SearchResult, summarize_root
 from goengine.engine.search.terminal import terminal_mask
 
 
+ALPHAGO_C_PUCT = 5.0    # AlphaGo (Extended Data Table 5), with rollouts mixed into Q
+ZERO_C_PUCT = 1.5       # the Zero search's: measured against 5 and 1 on the 9x9 run's networks
+                        # (docs/algorithms.md §2.6)
+
+
 @dataclass(frozen=True)
 class NetSearchConfig:
     mode: str = "alphago"          # "alphago" (Fan/Lee: value + rollouts) or "zero"
-    c_puct: float = 5.0            # AlphaGo: 5
+    c_puct: float | None = None    # None: ALPHAGO_C_PUCT or ZERO_C_PUCT by the mode
     use_alphazero_c: bool = False  # AlphaZero's C(s) = log((1 + N + c_base) / c_base) + c_init
     c_base: float = 19652.0
     c_init: float = 1.25
@@ -81,6 +86,11 @@ class NetSearchConfig:
     no_pass_before: int = 0        # the root's pass is pruned before this move number while
                                    # another move is there (Zero self-play: a side whose value
                                    # says it is lost cannot end the game in the opening)
+
+    def __post_init__(self):
+        if self.c_puct is None:     # frozen: the mode's default set once, here
+            object.__setattr__(self, "c_puct",
+                               ZERO_C_PUCT if self.mode == "zero" else ALPHAGO_C_PUCT)
 
 
 # ---- numba kernels ------------------------------------------------------------------------------
@@ -572,4 +582,4 @@ class NetworkSearch:
         return res
 
 
-__all__ = ["NetSearchConfig", "NetworkSearch", "Position"]
+__all__ = ["ALPHAGO_C_PUCT", "ZERO_C_PUCT", "NetSearchConfig", "NetworkSearch", "Position"]
