@@ -4,7 +4,9 @@ Notation and defaults from docs/algorithms.md §2. A simulation:
 
 1. `descend` walks the tree from the root by PUCT (virtual loss `n_vl` on the path, so that the
    other simulations of the batch spread out), to a leaf;
-2. the leaf's position is rebuilt by `apply_path` (the tree stores moves, not boards);
+2. the leaf's position is rebuilt by `apply_path` (the tree stores moves, not boards); both run
+   for a whole batch in one numba call (engine.search.leaves.select_leaves), as do the batch's
+   expansions and backups after its network call (`finish_leaves`);
 3. AlphaGo: the leaf gets a rollout z (fast rollout policy, to the end, scored by the rules) and
    the value network's v, backed up separately into (W_r, N_r) and (W_v, N_v); Q mixes them as
    (1 - lambda) W_v/N_v + lambda W_r/N_r. A leaf is expanded once its visits reach `n_thr`, with
