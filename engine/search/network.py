@@ -485,8 +485,9 @@ class NetworkSearch:
             batch.planes = extract_leaves("zero17", batch.hists, batch.counts, batch.metas,
                                           game.size)
             return batch
-        batch.leaves = [Position(batch.sts[j], batch.metas[j], list(batch.hists[j, :batch.counts[j]]),
-                                 game.size) for j in range(m)]
+        batch.leaves = [Position(batch.sts[j], batch.metas[j],
+                                 list(batch.hists[j, :batch.counts[j]]), game.size)
+                        for j in range(m)]
         # which leaves get expanded (and so need the policy) now
         leaf = paths[np.arange(m), lengths[:m] - 1]
         batch.expand = (t.ti[T.I_N, leaf] + 1 >= cfg.n_thr) & (t.ti[T.I_FIRST, leaf] < 0)
