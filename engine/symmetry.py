@@ -33,6 +33,7 @@ N_SYMMETRIES = 8
 
 # INVERSE[k] undoes k: rotations by k undo by 4 - k; reflections (k >= 4) are involutions.
 INVERSE = (0, 3, 2, 1, 4, 5, 6, 7)
+INVERSES = np.array(INVERSE, dtype=np.int64)     # the same, to index with an array of symmetries
 
 
 def apply(planes: np.ndarray, k: int) -> np.ndarray:
@@ -57,7 +58,8 @@ def permutations(n: int) -> np.ndarray:
 
 
 def _symmetry_indices(ks, count: int) -> np.ndarray:
-    ks = np.ascontiguousarray(np.broadcast_to(np.asarray(ks, dtype=np.int64), (count,)))
+    if not (isinstance(ks, np.ndarray) and ks.dtype == np.int64 and ks.shape == (count,)):
+        ks = np.ascontiguousarray(np.broadcast_to(np.asarray(ks, dtype=np.int64), (count,)))
     if ks.size and (ks.min() < 0 or ks.max() >= N_SYMMETRIES):
         raise ValueError(f"symmetries must be in 0..7, got {ks}")
     return ks
@@ -122,7 +124,7 @@ def apply_policy_each(policy: np.ndarray, ks, n: int) -> np.ndarray:
 
 def invert_policy_each(policy: np.ndarray, ks, n: int) -> np.ndarray:
     """invert_policy with symmetry ks[i] on row i of a batch [B, N*N (+1)]."""
-    return _map_points_each(policy, np.asarray(INVERSE)[np.asarray(ks, dtype=np.int64)], n)
+    return _map_points_each(policy, INVERSES[np.asarray(ks, dtype=np.int64)], n)
 
 
 def apply_policy(policy: np.ndarray, k: int, n: int) -> np.ndarray:

@@ -29,6 +29,7 @@ from goengine.engine import symmetry
 from goengine.engine.evaluator import Evaluation, uniform_priors
 from goengine.models.metadata import ModelError
 from goengine.models.session import load_session
+from goengine.models.softmax import symmetric_softmax
 
 SYMMETRY_MODES = ("random", "average", "none")
 
@@ -179,51 +180,27 @@ class OnnxEvaluator:
         score = None if score is None else _mean(score.reshape(-1), batch, s)
         if not self.has_policy:
             return uniform_priors(batch, n, mask), values.astype(np.float32), own, score
-        logits = outputs["policy_logits"]                              # [B*S, N*N (+1)]
-        if logits.shape[1] == n * n:   # policy nets have no pass output: pass gets -inf
-            logits = np.concatenate([logits, np.full((len(logits), 1), -np.inf, np.float32)], 1)
-        logits = symmetry.invert_policy_each(logits, flat_k, n)
-        rows_mask = None if mask is None else np.repeat(mask, s, axis=0)
-        probs = masked_softmax(logits, rows_mask, self.temperature)
-        return _mean(probs, batch, s), values, own, score
+        # [B*S, N*N (+1)]; policy nets have no pass output: pass gets -inf
+        priors = symmetric_softmax(outputs["policy_logits"], symmetry.permutations(n),
+                                   symmetry.INVERSES[flat_k], n * n + 1, mask,
+                                   self.temperature, s)
+        return priors, values, own, score
 
     def _run(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """session.run over `rows` in chunks of max_batch; {output name: concatenated array}."""
-        chunks: dict[str, list[np.ndarray]] = {name: [] for name in self.model.output_names}
+        parts = []
         for start in range(0, len(rows), self.max_batch):
-            out = self.model.session.run(None, {self.model.input_name:
-                                                rows[start:start + self.max_batch]})
+            parts.append(self.model.session.run(None, {self.model.input_name:
+                                                       rows[start:start + self.max_batch]}))
             with self._lock:
                 self.runs += 1
-            for name, arr in zip(self.model.output_names, out):
-                chunks[name].append(arr)
-        return {name: np.concatenate(parts) for name, parts in chunks.items()}
+        if len(parts) == 1:
+            return dict(zip(self.model.output_names, parts[0]))
+        return {name: np.concatenate([out[i] for out in parts])
+                for i, name in enumerate(self.model.output_names)}
 
 
 def _mean(x: np.ndarray, batch: int, s: int) -> np.ndarray:
     """float32[B, ...]: the mean of each position's S rows of x [B*S, ...] (one row: itself)."""
     x = x.reshape(batch, s, *x.shape[1:])
     return (x[:, 0] if s == 1 else x.mean(axis=1)).astype(np.float32, copy=False)
-
-
-def masked_softmax(logits: np.ndarray, mask: np.ndarray | None,
-                   temperature: float = 1.0) -> np.ndarray:
-    """Softmax of logits / temperature over the legal entries of each row [R, M].
-
-    A row with no legal finite logit (e.g. only pass legal for a net without a pass output)
-    becomes uniform over its legal entries, or all on the last entry (pass) if none is legal.
-    """
-    z = logits.astype(np.float64) / temperature
-    if mask is not None:
-        z = np.where(mask, z, -np.inf)
-    top = z.max(axis=1, keepdims=True)
-    e = np.exp(z - np.where(np.isfinite(top), top, 0.0))
-    total = e.sum(axis=1, keepdims=True)
-    dead = total[:, 0] == 0
-    if dead.any():
-        legal = np.ones_like(z[dead], dtype=bool) if mask is None else mask[dead]
-        fallback = legal.astype(np.float64)
-        fallback[fallback.sum(axis=1) == 0, -1] = 1.0
-        e[dead] = fallback
-        total[dead] = fallback.sum(axis=1, keepdims=True)
-    return e / total

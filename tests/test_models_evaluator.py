@@ -4,7 +4,8 @@ import pytest
 
 from goengine.engine import symmetry
 from goengine.engine.evaluator import Evaluation, Evaluator, UniformEvaluator
-from goengine.models.onnx_evaluator import OnnxEvaluator, masked_softmax
+from goengine.models.onnx_evaluator import OnnxEvaluator
+from goengine.models.softmax import masked_softmax, symmetric_softmax
 from goengine.training import nets
 from goengine.training.export import export_onnx, run_torch
 
@@ -66,6 +67,26 @@ def test_masked_softmax():
     np.testing.assert_allclose(p[1], [0, 0.5, 0.5])          # no finite legal logit: uniform
     hot, cold = masked_softmax(logits[2:], None, 0.5), masked_softmax(logits[2:], None, 2.0)
     assert hot[0, 2] > p[2, 2] > cold[0, 2]
+
+
+def test_symmetric_softmax_is_the_mean_of_the_inverted_softmaxes():
+    """Each position's S rows are read back to the original board through the inverse of their
+    symmetry, masked, softmaxed and averaged; a net without a pass output gives pass nothing."""
+    rng = np.random.default_rng(3)
+    n, b, s = 5, 3, 8
+    ks = np.tile(np.arange(s), b)
+    mask = rng.random((b, n * n + 1)) < 0.7
+    for width in (n * n + 1, n * n):
+        logits = rng.normal(size=(b * s, width)).astype(np.float32)
+        got = symmetric_softmax(logits, symmetry.permutations(n), symmetry.INVERSES[ks],
+                                n * n + 1, mask, 0.8, s)
+        full = np.full((b * s, n * n + 1), -np.inf)
+        full[:, :width] = logits
+        want = masked_softmax(symmetry.invert_policy_each(full, ks, n),
+                              np.repeat(mask, s, axis=0), 0.8).reshape(b, s, -1).mean(1)
+        np.testing.assert_allclose(got, want, atol=1e-6)
+        assert got.dtype == np.float32
+    assert np.all(got[:, -1] == 0)
 
 
 def test_zero_evaluator_matches_the_net(files):
