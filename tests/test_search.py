@@ -154,6 +154,23 @@ def test_tree_reuse_keeps_opponent_reply_subtree():
     assert int(s.tree.ti[T.I_N, s.tree.root]) >= kept > 0
 
 
+def test_each_reported_line_follows_the_most_visited_children():
+    g = Game(7)
+    s = MctsSearch(seed=4)
+    res = s.search(g, BLACK, playouts=3000)
+    t = s.tree
+    checked = 0
+    for stat in res.moves[:10]:
+        node, line = T.find_child(t.ti, t.root, stat.move), []
+        while node >= 0 and len(line) < 20:
+            line.append(int(t.ti[T.I_MOVE, node]))
+            visited = [c for c in t.children(node) if t.ti[T.I_N, c] > 0]
+            node = max(visited, key=lambda c: t.ti[T.I_N, c]) if visited else -1
+        assert stat.pv == line
+        checked += len(line) > 2
+    assert checked >= 3          # lines that go deeper than a reply
+
+
 @pytest.mark.parametrize("make", [
     lambda: MctsSearch(seed=4),
     lambda: NetworkSearch(NetSearchConfig(mode="zero", batch_size=8), policy=UniformEvaluator(),

@@ -58,17 +58,7 @@ def _lcb(winrate: float, visits: int) -> float:
 
 
 def principal_variation(tree: T.Tree, node: int, max_len: int = 20) -> list[int]:
-    pv = []
-    ti = tree.ti
-    while node >= 0 and len(pv) < max_len:
-        pv.append(int(ti[T.I_MOVE, node]))
-        best, best_n = -1, 0
-        for ch in tree.children(node):
-            n = int(ti[T.I_N, ch])
-            if n > best_n:
-                best, best_n = ch, n
-        node = best
-    return pv
+    return T.most_visited_line(tree.ti, node, max_len).tolist()
 
 
 def summarize_root(tree: T.Tree, color: int, size: int, ownership_black=None, simulations=0,

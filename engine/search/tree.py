@@ -295,6 +295,25 @@ def find_child(ti, node, move):
 
 
 @njit(cache=True)
+def most_visited_line(ti, node, max_len):
+    """int64[<= max_len]: the moves from `node` down its most visited children (ties: the first
+    child), stopping at an unvisited or unexpanded node; the principal variation."""
+    out = np.empty(max_len, dtype=np.int64)
+    k = 0
+    while node >= 0 and k < max_len:
+        out[k] = ti[I_MOVE, node]
+        k += 1
+        best, best_n = -1, 0
+        first = ti[I_FIRST, node]
+        if first >= 0:
+            for ch in range(first, first + ti[I_NCHILD, node]):
+                if ti[I_N, ch] > best_n:
+                    best, best_n = ch, ti[I_N, ch]
+        node = best
+    return out[:k]
+
+
+@njit(cache=True)
 def compact(ti, tf, tm, new_root, ti2, tf2):
     """Copy the subtree under `new_root` into (ti2, tf2) breadth-first, so that sibling groups
     stay contiguous, make it the root (index 0) and return the node count. Used for tree reuse."""
