@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import click
 import numpy as np
@@ -42,6 +43,7 @@ from goengine.training.zero_snapshot import zero_snapshot_command  # noqa: E402
 from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
                                              default_sampled_moves, make_search,
                                              visit_distribution, zero_rules)
+from goengine.training.zero_int8 import int8_twin  # noqa: E402
 from goengine.training.zero_selfplay import ZeroGameResult, play_zero_games  # noqa: E402
 from goengine.training.zero_shards import (ZeroShards, calibrated_threshold,  # noqa: E402
                                            load_window)
@@ -574,6 +576,23 @@ def test_loop_killed_and_resumed_continues_the_registry(tmp_path):
     assert len({sha(out, r["file"]) for r in rows}) == len(rows)      # each one trained further
 
 
+def test_a_generations_int8_twin_is_the_same_file_after_later_games(tiny, tmp_path):
+    """The reference match and the bundle each make generation g's int8 twin, at different
+    times: calibrated on the games up to g only, they make the same one."""
+    results = worker(tiny, "best").play(ZeroGamesJob(pairs=[("best", "best")] * 3, size=5,
+                                                     visits=8, seed=2, resign_threshold=0))
+    games = tmp_path / "games"
+    shards = ZeroShards(games)
+    shards.write(results[:2], "a.npz", 1)
+    first = int8_twin(Path(tiny), tmp_path / "a.onnx", games, 5, [0, 1], through=1)
+    shards.write(results[2:], "b.npz", 2)
+    assert load_window(games, 10).games == 3 and load_window(games, 10, through=1).games == 2
+    again = int8_twin(Path(tiny), tmp_path / "b.onnx", games, 5, [0, 1], through=1)
+    later = int8_twin(Path(tiny), tmp_path / "c.onnx", games, 5, [0, 1])
+    assert first is not None and first.read_bytes() == again.read_bytes()
+    assert later.read_bytes() != first.read_bytes()           # the newest games do differ
+
+
 def test_bundle_makes_a_runs_network_the_one_of_its_size(tmp_path, monkeypatch):
     """engine-train bundle --zero-size: the run's best network becomes the bundled network of
     its board size, with an int8 twin calibrated on the run's games and its registry row in
@@ -602,7 +621,8 @@ def test_bundle_makes_a_runs_network_the_one_of_its_size(tmp_path, monkeypatch):
 
 def test_snapshot_without_games_resumes_elsewhere(tmp_path):
     """engine-train zero-snapshot copies a run less its games (the best network, the tables,
-    the checkpoint) between generations only; the copy resumes and plays its next generation."""
+    the checkpoint) between generations only; the copy resumes, plays its next generation and
+    counts the games it does not have."""
     out = tmp_path / "run"
     p = subprocess.run(zero_cmd(out, "--generations", "2", "--workers", "0", "--no-gating"),
                        capture_output=True, text=True, timeout=240)
@@ -619,6 +639,11 @@ def test_snapshot_without_games_resumes_elsewhere(tmp_path):
     rows = Registry(snap / "registry").rows
     assert [r["generation"] for r in rows] == [0, 1, 2, 3]
     assert sha(snap, "gen-0003.onnx") != sha(out, "gen-0002.onnx")
+    # the games left behind still count: 4 a generation, in the registry and the file's metadata
+    assert [int(r["selfplay_games"]) for r in rows] == [0, 4, 8, 12]
+    meta = {p.key: p.value for p in onnx.load(str(snap / "registry" / "gen-0003.onnx"))
+            .metadata_props}
+    assert meta["selfplay_games"] == "12" and "12 games" in meta["training_data"]
     state = json.loads((snap / "state.json").read_text())
     state["phase"] = "train"                                # in the middle of a generation
     (snap / "state.json").write_text(json.dumps(state))

@@ -120,7 +120,9 @@ def bundle_zero_size(run_dir: Path, generation: int | None, out_dir: Path) -> tu
     out = out_dir / name
     write_atomic(out, lambda tmp: shutil.copyfile(registry.path(generation), tmp))
     forget(int8_variant(out))
-    twin = int8_twin(out, int8_variant(out), run_dir / "games", size, generation)
+    # the same twin as the generation's reference match played (training.zero_reference)
+    twin = int8_twin(out, int8_variant(out), run_dir / "games", size, [0, generation],
+                     through=generation)
     entry = {"file": name, "sha256": record(out), "board_size": size,
              "run": {"generation": generation, "registry": row,
                      # the file the run started from (a human-data net) or "scratch"

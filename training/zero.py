@@ -196,8 +196,10 @@ class ZeroRun:
             self.net, ckpt = nets.load_checkpoint(self.dir / "checkpoint.pt")
             self.opt = self._optimizer(ckpt)
             self.steps = int(ckpt["steps"])
+            self._count_lost_games()
             log(f"resumed: generation {self.state['generation']}, phase {self.state['phase']}, "
-                f"best gen-{self.state['best']:04d}, {self.steps} steps")
+                f"best gen-{self.state['best']:04d}, {self.steps} steps, "
+                f"{self.shards.games} games")
         else:
             self.net = new_net(cfg, init)
             self.opt = self._optimizer()
@@ -412,6 +414,15 @@ class ZeroRun:
         self.state["gate"] = result
         self.state["phase"] = "promote"
         self.write_state()
+
+    def _count_lost_games(self) -> None:
+        """On resume: when the games directory holds fewer games than the registry's last
+        generation had played (a run carried without its games, as a snapshot is), the games
+        directory counts the difference as played earlier."""
+        rows = self.registry.rows
+        last = int(rows[-1]["selfplay_games"] or 0) if rows else 0    # sorted by generation
+        if self.shards.games < last:
+            self.shards.count_earlier(last - self.shards.games)
 
     def promote(self) -> None:
         gen, g = self.state["generation"], self.state["gate"]

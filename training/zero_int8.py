@@ -15,11 +15,15 @@ from goengine.training.zero_train import sample_batch
 CALIBRATION_GAMES, CALIBRATION_POSITIONS = 200, 256     # an int8 network's calibration
 
 
-def int8_twin(path: Path, out: Path, games_dir: Path, size: int, seed) -> Path | None:
+def int8_twin(path: Path, out: Path, games_dir: Path, size: int, seed,
+              through: int | None = None) -> Path | None:
     """The int8 twin of the Zero network at `path`, calibrated on positions of the newest games
-    of a run's `games_dir`, written to `out`; None when there are no games, or when no int8
-    version follows the float network's outputs (then the float file serves)."""
-    window = load_window(games_dir, CALIBRATION_GAMES)
+    of a run's `games_dir` (of generations up to `through` when given and there are any, so that
+    a generation's twin is the same file whenever it is made), written to `out`; None when there
+    are no games, or when no int8 version follows the float network's outputs (then the float
+    file serves)."""
+    window = (load_window(games_dir, CALIBRATION_GAMES, through)
+              or load_window(games_dir, CALIBRATION_GAMES))
     if window is None or not len(window.z):
         return None
     planes = sample_batch(window, size, CALIBRATION_POSITIONS, np.random.default_rng(seed)).planes

@@ -105,7 +105,7 @@ def played_file(run_dir: Path, generation: int, size: int, cfg: ReferenceConfig,
         return net
     out_dir.mkdir(parents=True, exist_ok=True)
     twin = int8_twin(net, out_dir / f"gen-{generation:04d}.int8.onnx", run_dir / "games", size,
-                     [0, generation])
+                     [0, generation], through=generation)
     return net if twin is None else twin
 
 

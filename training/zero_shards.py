@@ -102,8 +102,19 @@ class ZeroShards:
                        "generation": generation,
                        "komi": float(np.mean([r.komi for r in results]))})
         self.manifest["shards"] = shards
-        # `earlier`: what a window snapshot left behind (training.zero_snapshot), still counted
-        earlier = self.manifest.get("earlier", {})
+        self._write_manifest()
+
+    def count_earlier(self, games: int) -> None:
+        """Count `games` played before this directory's shards whose records are gone (a run
+        resumed from a snapshot without its games); their positions are not known."""
+        earlier = self.manifest.setdefault("earlier", {})
+        earlier["games"] = earlier.get("games", 0) + games
+        self._write_manifest()
+
+    def _write_manifest(self) -> None:
+        # `earlier`: games played before the shards listed, whose shards a snapshot left behind
+        # (training.zero_snapshot) or a resume found gone (`count_earlier`), still counted
+        earlier, shards = self.manifest.get("earlier", {}), self.manifest["shards"]
         self.manifest["games"] = earlier.get("games", 0) + sum(s["games"] for s in shards)
         self.manifest["positions"] = (earlier.get("positions", 0)
                                       + sum(s["positions"] for s in shards))
@@ -156,14 +167,16 @@ def run_komi(manifest: dict) -> float:
     return float(manifest.get("info", {}).get("komi", DEFAULT_VALUE_KOMI))
 
 
-def newest_shards(out_dir, games: int) -> tuple[list[dict], float]:
-    """The manifest entries of the newest shards (whole, oldest first) that hold at least `games`
-    games, each with its `komi` (`run_komi` for shards written before shards had one), and the
-    komi of those games together (their mean; the run's komi when there are none)."""
+def newest_shards(out_dir, games: int, through: int | None = None) -> tuple[list[dict], float]:
+    """The manifest entries of the newest shards (whole, oldest first; of generations up to
+    `through` when given) that hold at least `games` games, each with its `komi` (`run_komi` for
+    shards written before shards had one), and the komi of those games together (their mean; the
+    run's komi when there are none)."""
     manifest = read_manifest(Path(out_dir))
     default = run_komi(manifest)
     chosen, count = [], 0
-    for shard in reversed(manifest["shards"]):
+    shards = [s for s in manifest["shards"] if through is None or s["generation"] <= through]
+    for shard in reversed(shards):
         if count >= games:
             break
         chosen.append(dict(shard, komi=float(shard.get("komi", default))))
@@ -179,11 +192,11 @@ def window_komi(out_dir, games: int) -> float:
     return newest_shards(out_dir, games)[1]
 
 
-def load_window(out_dir, games: int) -> Window | None:
+def load_window(out_dir, games: int, through: int | None = None) -> Window | None:
     """The positions of the newest `games` games (whole shards, newest first, until they hold
-    at least `games`); None when there are none."""
+    at least `games`; of generations up to `through` when given); None when there are none."""
     out_dir = Path(out_dir)
-    chosen, komi = newest_shards(out_dir, games)
+    chosen, komi = newest_shards(out_dir, games, through)
     if not chosen:
         return None
     xs, pis, zs, aux = [], [], [], []
