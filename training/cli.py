@@ -8,6 +8,7 @@
     engine-train zero --size 9 --out runs/zero9         # AlphaGo Zero self-play loop with gating
     engine-train zero-reference --run runs/zero9        # its generations against GNU Go
     engine-train zero-snapshot --run runs/zero9 --out DIR   # the run less its games, to resume
+    engine-train zero-grow --run runs/zero9 --blocks 10 --filters 64 --out DIR   # a bigger net
     engine-train value --data-dir runs/vdata --out runs/value   # ... and a value net on them
     engine-train rollout --sgf kgs/ --out rollout.npz   # fast rollout policy
     engine-train eval --model runs/sl/policy.onnx --sgf heldout/
@@ -44,11 +45,13 @@ def _register():
     from goengine.training.value_data import value_data_command
     from goengine.training.sl import sl_command, value_command
     from goengine.training.zero import zero_command, zero_reference_command
+    from goengine.training.zero_grow import zero_grow_command
     from goengine.training.zero_snapshot import zero_snapshot_command
     for command in (sl_command, value_command, eval_command, export_command, flush_denormals_command,
                     bundle_command, rl_command,
                     value_data_command, selfplay_command, rollout_command, zero_command,
-                    zero_reference_command, zero_snapshot_command, quantize_command):
+                    zero_reference_command, zero_snapshot_command, zero_grow_command,
+                    quantize_command):
         cli.add_command(command)
 
 

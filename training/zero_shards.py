@@ -195,10 +195,14 @@ def window_komi(out_dir, games: int) -> float:
 def load_window(out_dir, games: int, through: int | None = None) -> Window | None:
     """The positions of the newest `games` games (whole shards, newest first, until they hold
     at least `games`; of generations up to `through` when given); None when there are none."""
-    out_dir = Path(out_dir)
     chosen, komi = newest_shards(out_dir, games, through)
-    if not chosen:
-        return None
+    return load_shards(out_dir, chosen, komi) if chosen else None
+
+
+def load_shards(out_dir, chosen: list[dict], komi: float) -> Window:
+    """The positions of the shards `chosen` (manifest entries with their `komi`, as
+    newest_shards gives them), score targets moved to `komi`."""
+    out_dir = Path(out_dir)
     xs, pis, zs, aux = [], [], [], []
     for shard in chosen:
         with np.load(out_dir / shard["file"]) as a:
@@ -277,5 +281,5 @@ def calibrated_threshold(out_dir, games: int, target: float, cap: float,
     return float(min(cap, np.quantile(lows, target)))
 
 
-__all__ = ["Window", "ZeroShards", "black_share", "calibrated_threshold", "load_window",
-           "newest_shards", "positions_of", "resignation_stats", "stm_targets", "window_komi"]
+__all__ = ["Window", "ZeroShards", "black_share", "calibrated_threshold", "load_shards",
+           "load_window", "newest_shards", "positions_of", "resignation_stats", "stm_targets", "window_komi"]
