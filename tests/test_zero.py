@@ -529,6 +529,8 @@ def check_run(out, generations):
     assert net.output_names[2:] == ("ownership", "score")
     last = list(csv.DictReader((out / "curve.csv").open()))[-1]
     assert float(last["ownership_mse"]) >= 0 and float(last["score_mae"]) >= 0
+    # the net's losses on the games it had just played, before training on them
+    assert 0 < float(last["fresh_value_loss"]) <= 4 and float(last["fresh_policy_loss"]) > 0
 
 
 def test_loop_with_two_ray_workers_and_two_trainer_processes(tmp_path):

@@ -64,14 +64,16 @@ from goengine.training.zero_int8 import int8_twin
 from goengine.training.zero_registry import Registry
 from goengine.training.zero_selfplay import ZeroGamesJob, default_play_on
 from goengine.training.zero_shards import (ZeroShards, black_share, calibrated_threshold,
-                                           load_window, resignation_stats, window_komi)
+                                           load_generation, load_window, resignation_stats,
+                                           window_komi)
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
-from goengine.training.zero_train import (STATS, HeadWeights, part_means, run_steps,
-                                          save_trainer)
+from goengine.training.zero_train import (STATS, HeadWeights, measure, part_means,
+                                          run_steps, save_trainer)
 
 BEST, CANDIDATE = "best", "candidate"       # network names on the workers
 CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
-                "policy_loss", "ownership_mse", "score_mae",
+                "policy_loss", "ownership_mse", "score_mae", "fresh_value_loss",
+                "fresh_policy_loss",
                 "window_positions", "selfplay_games_s", "selfplay_positions_s", "komi",
                 "black_share",
                 "train_positions_s", "resign_threshold", "false_resign", "would_resign",
@@ -185,6 +187,7 @@ class ZeroRun:
             raise click.UsageError(f"{run_dir} holds a run: --resume it, or give a new --out")
         self.dir.mkdir(parents=True, exist_ok=True)
         torch.set_num_threads(cfg.threads)
+        torch.set_flush_denormal(True)   # a trained net's float32 forward meets denormals: slow
         self.registry = Registry(self.dir / "registry")
         self.shards = ZeroShards(self.dir / "games", info={"size": cfg.size, "komi": cfg.komi})
         state_path = self.dir / "state.json"
@@ -324,6 +327,7 @@ class ZeroRun:
     def train(self) -> None:
         cfg, gen = self.cfg, self.state["generation"]
         if "train_target" not in self.state:      # kept, so that a resumed phase ends there too
+            self.state["row"].update(self._fresh_losses(gen))
             self.state["train_target"] = self.steps + cfg.steps
             self.write_state()
         target = self.state["train_target"]
@@ -358,6 +362,20 @@ class ZeroRun:
             self.state["row"].update(window_positions=positions, train_positions_s=f"{rate:.0f}")
         self.state["phase"] = "gate"
         self.write_state()
+
+    def _fresh_losses(self, gen: int) -> dict:
+        """The net's value and policy losses on the games it has just played, before it trains
+        on them: next to the training losses, the curve's measure of how far the value head
+        has memorised its window rather than learned (docs/algorithms.md §4.6)."""
+        games = self.dir / "games"
+        window = load_generation(games, gen, window_komi(games, self.cfg.window))
+        if window is None:
+            return {}
+        cpu = torch.device("cpu")
+        parts = measure(self.net, window, self.cfg.size, cpu,
+                        resolve_precision(self.cfg.precision, cpu), head_weights(self.cfg))
+        return {"fresh_value_loss": f"{parts['value_loss']:.4f}",
+                "fresh_policy_loss": f"{parts['policy_loss']:.4f}"}
 
     def _train_distributed(self, target: int):
         """The steps up to `target` on `trainer_procs` torchrun processes (training.zero_ddp);
@@ -508,7 +526,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     import matplotlib.pyplot as plt
     rows = list(csv.DictReader(csv_path.open()))
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-    for key in ("loss", "value_loss", "policy_loss", "ownership_mse"):
+    for key in ("loss", "value_loss", "policy_loss", "ownership_mse", "fresh_value_loss",
+                "fresh_policy_loss"):
         pts = [(int(r["generation"]), float(r[key])) for r in rows if r.get(key)]
         if pts:
             ax[0].plot(*zip(*pts), label=key)

@@ -199,6 +199,16 @@ def load_window(out_dir, games: int, through: int | None = None) -> Window | Non
     return load_shards(out_dir, chosen, komi) if chosen else None
 
 
+def load_generation(out_dir, generation: int, komi: float) -> Window | None:
+    """The positions of one generation's games, score targets at `komi`; None when it has
+    none."""
+    manifest = read_manifest(Path(out_dir))
+    default = run_komi(manifest)
+    chosen = [dict(s, komi=float(s.get("komi", default))) for s in manifest["shards"]
+              if s["generation"] == generation]
+    return load_shards(out_dir, chosen, komi) if chosen else None
+
+
 def load_shards(out_dir, chosen: list[dict], komi: float) -> Window:
     """The positions of the shards `chosen` (manifest entries with their `komi`, as
     newest_shards gives them), score targets moved to `komi`."""
@@ -281,5 +291,6 @@ def calibrated_threshold(out_dir, games: int, target: float, cap: float,
     return float(min(cap, np.quantile(lows, target)))
 
 
-__all__ = ["Window", "ZeroShards", "black_share", "calibrated_threshold", "load_shards",
-           "load_window", "newest_shards", "positions_of", "resignation_stats", "stm_targets", "window_komi"]
+__all__ = ["Window", "ZeroShards", "black_share", "calibrated_threshold", "load_generation",
+           "load_shards", "load_window", "newest_shards", "positions_of", "resignation_stats",
+           "stm_targets", "window_komi"]

@@ -136,6 +136,41 @@ def run_steps(net, opt, window: Window, size: int, batch_size: int, rng, steps: 
     return steps, sums, k
 
 
+def measure(net, window: Window, size: int, device, precision: str,
+            weights: HeadWeights = HeadWeights(), batch: int = 2048) -> dict:
+    """PARTS' means over every position of `window`, as stored (no symmetry), the net in
+    evaluation mode: the losses per position, the heads' figures per position with targets.
+    The loss on positions a net never trained on (held-out games, the next generation's) is
+    what tells its fit from its memory."""
+    net.eval()
+    sums, positions = np.zeros(len(PARTS)), 0
+    c = window.x.shape[1] * 8 // (size * size)
+    with torch.no_grad():
+        for start in range(0, len(window.z), batch):
+            rows = slice(start, start + batch)
+            n = len(window.z[rows])
+            planes = np.unpackbits(window.x[rows], axis=1, count=c * size * size)
+            arrays = ZeroBatch(planes.reshape(n, c, size, size).astype(np.float32),
+                               window.pi[rows], window.z[rows],
+                               window.own[rows].astype(np.float32), window.score[rows],
+                               window.mask[rows])
+            b = ZeroBatch(*(torch.from_numpy(np.ascontiguousarray(a)).to(device) for a in arrays))
+            with autocast(device, precision):
+                out = net(b.planes)
+            _, parts = zero_loss_of({k: t.float() for k, t in zip(net.output_names, out)}, b,
+                                    weights)
+            parts = np.asarray(parts)
+            sums[:3] += parts[:3] * n
+            sums[3:5] += np.nan_to_num(parts[3:5]) * parts[5]
+            sums[5] += parts[5]
+            positions += n
+    means = {name: sums[i] / positions for i, name in enumerate(PARTS[:3])}
+    for i, head in ((3, "ownership"), (4, "score")):
+        known = sums[5] > 0 and head in net.output_names
+        means[PARTS[i]] = sums[i] / sums[5] if known else math.nan
+    return means
+
+
 def part_means(sums, k: int) -> dict:
     """PARTS' means from run_steps' sums over k steps: the losses per step, the heads' figures
     per position with targets (nan when there were none, or the net lacks the head)."""
@@ -151,5 +186,5 @@ def save_trainer(path, net, opt, steps: int, cfg) -> None:
                          zero_config=json.dumps(asdict(cfg)))
 
 
-__all__ = ["PARTS", "STATS", "HeadWeights", "ZeroBatch", "part_means", "run_steps", "sample_batch", "save_trainer", "train_step", "zero_loss",
-           "zero_loss_of"]
+__all__ = ["PARTS", "STATS", "HeadWeights", "ZeroBatch", "measure", "part_means", "run_steps",
+           "sample_batch", "save_trainer", "train_step", "zero_loss", "zero_loss_of"]
