@@ -46,6 +46,8 @@ class EngineConfig:
     ponder: bool = False              # search on the opponent's time (keeps the tree)
     auto_search: bool = False         # --search auto chose the search: other sizes fall back to
                                       # the heuristic MCTS instead of being refused
+    zero_sizes: tuple[int, ...] = ()  # --search auto: the sizes the Zero search plays, each with
+                                      # the Zero network made for it (e.g. zero-9x9.onnx)
 
 
 # --search NAME -> the modules it needs (all must exist).
@@ -68,8 +70,9 @@ SEARCH_MODELS = {
 MAX_DEFAULT_THREADS = 4    # a batch of 8 positions is small to split further (measured to 2)
 
 
-def network_threads(config: EngineConfig) -> int:
-    """onnxruntime's threads for each network call: --threads when given; else, for the searches
+def network_threads(config: EngineConfig, search: str | None = None) -> int:
+    """onnxruntime's threads for each network call of `search` (None: the configured one; "zero"
+    for --search auto's Zero search on its sizes): --threads when given; else, for the searches
     that call the network on their own thread (Zero, the policy alone), the machine's cores (at
     most MAX_DEFAULT_THREADS): on 9x9 the Zero search runs 45-50% more simulations a second with
     2 threads than with 1 on this project's 2-core machine (benchmarks/bench_search_nn.py
@@ -77,19 +80,23 @@ def network_threads(config: EngineConfig) -> int:
     which take the other core."""
     if config.threads is not None:
         return config.threads
-    if config.search in ("zero", "policy"):
+    if (search or config.search) in ("zero", "policy"):
         return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_THREADS))
     return 1
 
 
 def resolve_auto_search(config: EngineConfig) -> EngineConfig:
     """--search auto: the Zero search when only a Zero network is named (--zero FILE), else the
-    AlphaGo search when its models are there, else the heuristic MCTS."""
+    AlphaGo search when its models are there, else the heuristic MCTS; and on each size that has
+    a Zero network made for it in the model directory (zero-9x9.onnx), the Zero search with that
+    network, measured the stronger there (README, docs/gtp.md §3)."""
     if config.zero_file and not config.policy_file:
         return replace(config, search="zero", auto_search=True)
     have = all(os.path.isfile(model_path(config, kind))
                for kind, required in SEARCH_MODELS["alphago"] if required)
-    return replace(config, search="alphago" if have else "heuristic", auto_search=True)
+    sized = sized_load_files(config, "zero", on_cpu=True)
+    return replace(config, search="alphago" if have else "heuristic", auto_search=True,
+                   zero_sizes=tuple(sorted(n for n, f in sized.items() if os.path.isfile(f))))
 
 
 def check_search(config: EngineConfig) -> str | None:

@@ -53,7 +53,25 @@ def load_game(s: Session) -> None:
 
 def load_player(s: Session) -> None:
     cfg = s.config
-    search = _build_search(s)
+    loaded: dict[str, OnnxEvaluator] = {}   # one evaluator for a file that fills two roles
+    player = _player(cfg, _build_search(s, loaded))
+    sized = {n: _player(cfg, _sized_zero_search(cfg, n, path, loaded))
+             for n, path in sized_load_files(cfg, "zero", on_cpu=providers() == [CPU]).items()
+             if n in cfg.zero_sizes}
+    sizes = s.model_sizes
+    _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
+    for n, p in sized.items():
+        _warm_up(p, n)
+    # every other kernel a command can reach (the dead-stone judge, cleanup, other sizes), so
+    # that nothing compiles once the engine plays
+    warm_up_kernels(sorted(set(sizes or ()) | set(sized) | {s.size}),
+            lambda line: log.info("%s", line))
+    s.sized_players = sized
+    s.player = player
+
+
+def _player(cfg: EngineConfig, search) -> Player:
+    """The Player around a search, with the command line's move and time settings."""
     pcfg = {}
     if cfg.playouts is not None:
         pcfg["playouts"] = cfg.playouts
@@ -68,23 +86,23 @@ def load_player(s: Session) -> None:
     if cfg.lag_margin is not None:
         tcfg["lag_margin"] = cfg.lag_margin
     # every search judges dead stones with the one judgement (engine.deadstones)
-    player = Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
-    sizes = s.model_sizes
-    _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
-    # every other kernel a command can reach (the dead-stone judge, cleanup, other sizes), so
-    # that nothing compiles once the engine plays
-    warm_up_kernels(sorted(set(sizes or ()) | {s.size}),
-            lambda line: log.info("%s", line))
-    s.player = player
+    return Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
 
 
-def _build_search(s: Session):
+def _sized_zero_search(cfg: EngineConfig, size: int, path: str, loaded: dict) -> NetworkSearch:
+    """--search auto on a size with a Zero network made for it: the Zero search on that network
+    alone, with the Zero search's network threads (gtp.config.network_threads)."""
+    ev = _onnx(cfg, "zero", path, loaded, threads=network_threads(cfg, "zero"))
+    log.info("%dx%d: the Zero search with %s (--search auto)", size, size, path)
+    return NetworkSearch(_net_config(cfg, "zero"), policy=ev, seed=cfg.seed)
+
+
+def _build_search(s: Session, loaded: dict):
     cfg = s.config
     if cfg.search == "heuristic":
         if cfg.threads not in (None, 1):
             log.warning("--threads %s: the heuristic search runs on one thread", cfg.threads)
         return MctsSearch(seed=cfg.seed, rollout=_rollout_policy(cfg, default="heuristic"))
-    loaded: dict[str, OnnxEvaluator] = {}   # one evaluator for a file that fills two roles
     models = {kind: _evaluator(cfg, kind, loaded) for kind, required in SEARCH_MODELS[cfg.search]
               if required or os.path.isfile(model_path(cfg, kind))}
     sizes = None
@@ -149,7 +167,8 @@ def _evaluator(cfg: EngineConfig, kind: str, loaded: dict):
     return BySizeEvaluator(default, sized) if sized else default
 
 
-def _onnx(cfg: EngineConfig, kind: str, path: str, loaded: dict) -> OnnxEvaluator:
+def _onnx(cfg: EngineConfig, kind: str, path: str, loaded: dict,
+          threads: int | None = None) -> OnnxEvaluator:
     path = Path(path)
     key = str(path.resolve())
     if key in loaded:
@@ -158,8 +177,8 @@ def _onnx(cfg: EngineConfig, kind: str, path: str, loaded: dict) -> OnnxEvaluato
     if read_checksums(path.parent):
         verify(path)            # a directory with SHA256SUMS: the file must match its line
     log.info("loading %s model %s", kind, path)
-    loaded[key] = OnnxEvaluator(path, threads=network_threads(cfg), kind=ROLE_KINDS[kind],
-                                seed=cfg.seed)
+    loaded[key] = OnnxEvaluator(path, threads=threads or network_threads(cfg),
+                                kind=ROLE_KINDS[kind], seed=cfg.seed)
     return loaded[key]
 
 

@@ -51,8 +51,9 @@ def _finite(ctx, param, value):
               default="chinese", show_default=True, help="Rule set (kgs-rules changes it).")
 @click.option("--search", type=click.Choice(["auto"] + sorted(SEARCH_MODULES), case_sensitive=False),
               default="auto", show_default=True,
-              help="Which search plays; auto = alphago when the policy model is there (the "
-                   "value model is optional), else heuristic.")
+              help="Which search plays; auto = on each size with a Zero network made for it "
+                   "(zero-9x9.onnx) the Zero search with it, elsewhere alphago when the policy "
+                   "model is there (the value model is optional), else heuristic.")
 @click.option("--rollout", type=click.Choice(["auto", "policy", "heuristic"], case_sensitive=False),
               default="auto", show_default=True,
               help="Playouts of the MCTS: AlphaGo's fast rollout policy (models/bundled/"

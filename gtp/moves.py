@@ -122,7 +122,8 @@ def ownership_black(s: Session):
 
 def game_over(s: Session) -> None:
     if s.player is not None:
-        s.player.new_game()
+        for player in s.players():
+            player.new_game()
 
 
 # Other names clients use for our parameters: KataGo's (kata-set-param is written for them) and
@@ -150,18 +151,23 @@ def set_param(s: Session, name: str, value: str) -> None:
             raise GtpError(f"invalid value {quote(value)} for {name}") from None
         return
     s.wait_ready("player")
-    try:
-        s.player.set_param(name, value)
-    except KeyError:
-        raise GtpError(f"unknown parameter {quote(name)}") from None
-    except (ValueError, TypeError) as exc:
-        raise GtpError(f"invalid value {quote(value)} for {name}: {exc}") from None
+    known = False
+    for player in s.players():      # each size's search takes the setting it knows
+        try:
+            player.set_param(name, value)
+            known = True
+        except KeyError:
+            pass
+        except (ValueError, TypeError) as exc:
+            raise GtpError(f"invalid value {quote(value)} for {name}: {exc}") from None
+    if not known:
+        raise GtpError(f"unknown parameter {quote(name)}")
 
 
 def params(s: Session) -> dict:
     out = dict(s.params)
     if s.is_ready("player"):
-        out.update(s.player.params())
+        out.update(s.size_player().params())
     return out
 
 

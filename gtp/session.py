@@ -48,6 +48,8 @@ class Session:
         self.loader: Loader | None = None  # set by the loading thread, before stage "game"
         self.game = None                   # engine.game.Game once stage "game" is ready
         self.player = None                 # engine.player.Player once stage "player" is ready
+        self.sized_players: dict = {}      # size -> the Player that plays it instead (--search
+                                           # auto: the Zero search with its 9x9 network)
         self.clock = None                  # engine.timecontrol.Clock, made on the first time command
         self.last_snapshot = None          # gtp.moves.Snapshot of the last genmove
         self.model_sizes: set[int] | None = None   # board sizes the models are made for (None: any)
@@ -112,7 +114,8 @@ class Session:
         if self.clock is not None:
             self.clock.reset()
         if self.player is not None:
-            self.player.new_game()
+            for player in self.players():
+                player.new_game()
 
     def set_rules(self, rules: Rules) -> None:
         """New rules for the game being played: replays it, so superko history follows the rules."""
@@ -128,24 +131,35 @@ class Session:
 
     # ---- players (called only once stage "player" is ready) ----
     def models_cover(self, size: int) -> bool:
-        """True when the search's models are made for this size (their `board_sizes` metadata)."""
-        if self.config.search == "heuristic":
+        """True when a search's models are made for this size (their `board_sizes` metadata)."""
+        if self.config.search == "heuristic" and not self.config.zero_sizes:
             return True
         self.wait_ready("player")
-        return self.model_sizes is None or size in self.model_sizes
+        return (size in self.sized_players or self.config.search == "heuristic"
+                or self.model_sizes is None or size in self.model_sizes)
+
+    def players(self) -> list:
+        """Every Player the session plays with (the parameters and the game's end reach each)."""
+        return [self.player] + list(self.sized_players.values())
+
+    def size_player(self):
+        """The Player of the current size: the one made for it (--search auto), else the
+        configured one."""
+        return self.sized_players.get(self.size, self.player)
 
     def playing_player(self):
-        """The Player for the current size: the configured one, or the heuristic MCTS one where
-        the models do not cover the size (--search auto)."""
+        """The Player for the current size: `size_player`, or the heuristic MCTS one where
+        no model covers the size (--search auto)."""
         if self.models_cover(self.size):
-            return self.player
+            return self.size_player()
         return self.status_player()
 
     def status_player(self):
-        """The Player that judges dead stones: ours when its search's ownership can (the
-        `ownership` its Search declares), else a heuristic MCTS one made on first use."""
-        if self.player.search.ownership:
-            return self.player
+        """The Player that judges dead stones: the size's own when its search's ownership can
+        (the `ownership` its Search declares), else a heuristic MCTS one made on first use."""
+        player = self.size_player()
+        if player.search.ownership:
+            return player
         if self._status_player is None:
             self._status_player = self.loader.status_player(self)
         return self._status_player

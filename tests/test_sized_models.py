@@ -17,7 +17,7 @@ from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
 from goengine.gtp.config import (MAX_DEFAULT_THREADS, EngineConfig, check_search,  # noqa: E402
-                                 network_threads, sized_load_files)
+                                 network_threads, resolve_auto_search, sized_load_files)
 from goengine.models.by_size import BySizeEvaluator  # noqa: E402
 from goengine.models.metadata import ModelError  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
@@ -127,6 +127,53 @@ def test_engine_plays_9x9_with_the_9x9_network(models):
         log[-2000:]
 
 
+def test_auto_search_plays_each_sized_network_with_the_zero_search(models, tmp_path):
+    """--search auto: the AlphaGo search (or the heuristic MCTS without its models) on every
+    size, except where a Zero network is made for the size: there the Zero search with it."""
+    auto = resolve_auto_search(EngineConfig(model_dir=str(models)))
+    assert (auto.search, auto.zero_sizes, auto.auto_search) == ("heuristic", (9,), True)
+    bundled = resolve_auto_search(EngineConfig())
+    assert (bundled.search, bundled.zero_sizes) == ("alphago", (9,))
+    named = resolve_auto_search(EngineConfig(zero_file=str(models / "zero-9x9.onnx")))
+    assert (named.search, named.zero_sizes) == ("zero", ())
+    d = tmp_path / "m"
+    shutil.copytree(models, d)
+    (d / "zero-9x9.onnx").unlink()
+    assert resolve_auto_search(EngineConfig(model_dir=str(d))).zero_sizes == ()
+    # int8 asked for and no twin of the 9x9 network: it is not played rather than refused
+    shutil.copy(models / "zero-9x9.onnx", d / "zero-9x9.onnx")
+    assert resolve_auto_search(EngineConfig(model_dir=str(d), model_precision="int8")) \
+        .zero_sizes == ()
+    with Engine("--model-dir", str(models), "--size", "9", "--playouts", "16") as e:
+        assert e.ok("version").endswith("(heuristic, zero on 9x9)")
+        assert e.ok("kata-get-param mode", timeout=120) == "zero"
+        assert re.fullmatch(r"[A-HJ]\d|pass", e.ok("genmove b", timeout=60))
+        e.ok("boardsize 13")
+        e.ok("clear_board")
+        e.fails("kata-get-param mode")             # the heuristic MCTS has no network mode
+        assert re.fullmatch(r"[A-HJ-N]\d+|pass", e.ok("genmove b", timeout=60))
+
+
+def test_default_engine_plays_9x9_with_the_zero_search():
+    """The bundled models under --search auto: 9x9 with the Zero search and zero-9x9.onnx (the
+    stronger there), 13x13 and 19x19 with the AlphaGo search; a parameter set on one size holds
+    on the others, and each size's search answers with its own settings."""
+    with Engine("--size", "19", "--playouts", "16", quiet=False) as e:
+        assert e.ok("version").endswith("(alphago, zero on 9x9)")
+        assert e.ok("kata-get-param mode", timeout=120) == "alphago"
+        e.ok("kata-set-param maxVisits 40")
+        assert e.ok("kata-get-param c_puct") == "5.0"
+        for size, mode, c_puct in ((9, "zero", "1.5"), (13, "alphago", "5.0")):
+            e.ok(f"boardsize {size}")
+            e.ok("clear_board")
+            assert e.ok("kata-get-param mode") == mode
+            assert e.ok("kata-get-param c_puct") == c_puct
+            assert e.ok("kata-get-param visits") == "40"
+            assert e.ok("genmove b", timeout=60) != "resign"
+        log = "\n".join(e.stderr_lines)
+    assert re.search(r"9x9: the Zero search with \S*zero-9x9(\.int8)?\.onnx", log), log[-2000:]
+
+
 def test_network_threads_by_search():
     cores = min(os.cpu_count() or 1, MAX_DEFAULT_THREADS)
     assert network_threads(EngineConfig(search="zero")) == cores
@@ -134,3 +181,4 @@ def test_network_threads_by_search():
     assert network_threads(EngineConfig(search="alphago")) == 1     # its rollouts take a core
     assert network_threads(EngineConfig(search="alphago", threads=3)) == 3
     assert network_threads(EngineConfig(search="zero", threads=1)) == 1
+    assert network_threads(EngineConfig(search="alphago"), "zero") == cores   # auto's 9x9

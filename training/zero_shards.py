@@ -167,19 +167,24 @@ def run_komi(manifest: dict) -> float:
     return float(manifest.get("info", {}).get("komi", DEFAULT_VALUE_KOMI))
 
 
-def newest_shards(out_dir, games: int, through: int | None = None) -> tuple[list[dict], float]:
-    """The manifest entries of the newest shards (whole, oldest first; of generations up to
-    `through` when given) that hold at least `games` games, each with its `komi` (`run_komi` for
-    shards written before shards had one), and the komi of those games together (their mean; the
-    run's komi when there are none)."""
+def shards_with_komi(out_dir) -> tuple[list[dict], float]:
+    """The manifest's shard entries, each with its `komi` (`run_komi` for shards written before
+    shards had one), and the run's komi."""
     manifest = read_manifest(Path(out_dir))
     default = run_komi(manifest)
+    return [dict(s, komi=float(s.get("komi", default))) for s in manifest["shards"]], default
+
+
+def newest_shards(out_dir, games: int, through: int | None = None) -> tuple[list[dict], float]:
+    """The manifest entries (`shards_with_komi`) of the newest shards (whole, oldest first; of
+    generations up to `through` when given) that hold at least `games` games, and the komi of
+    those games together (their mean; the run's komi when there are none)."""
+    shards, default = shards_with_komi(out_dir)
     chosen, count = [], 0
-    shards = [s for s in manifest["shards"] if through is None or s["generation"] <= through]
-    for shard in reversed(shards):
+    for shard in reversed([s for s in shards if through is None or s["generation"] <= through]):
         if count >= games:
             break
-        chosen.append(dict(shard, komi=float(shard.get("komi", default))))
+        chosen.append(shard)
         count += shard["games"]
     chosen.reverse()
     if not count:
@@ -202,10 +207,7 @@ def load_window(out_dir, games: int, through: int | None = None) -> Window | Non
 def load_generation(out_dir, generation: int, komi: float) -> Window | None:
     """The positions of one generation's games, score targets at `komi`; None when it has
     none."""
-    manifest = read_manifest(Path(out_dir))
-    default = run_komi(manifest)
-    chosen = [dict(s, komi=float(s.get("komi", default))) for s in manifest["shards"]
-              if s["generation"] == generation]
+    chosen = [s for s in shards_with_komi(out_dir)[0] if s["generation"] == generation]
     return load_shards(out_dir, chosen, komi) if chosen else None
 
 

@@ -27,7 +27,8 @@ def version(s: Session, args) -> str:
         v = metadata.version("goengine")
     except metadata.PackageNotFoundError:
         v = "0"
-    return f"{v} ({s.config.search})"
+    sized = "".join(f", zero on {n}x{n}" for n in s.config.zero_sizes)
+    return f"{v} ({s.config.search}{sized})"
 
 
 @command("known_command", args=1, needs=None, usage="known_command NAME")
