@@ -16,7 +16,7 @@ from goengine.engine.warmup import warm_up
 from goengine.engine.timecontrol import TimeConfig
 from goengine.gtp.server import REGISTRY, Server
 from goengine.gtp import loader
-from goengine.gtp.config import EngineConfig
+from goengine.gtp.config import EngineConfig, resolve_auto_search
 from goengine.gtp.session import Session
 from test_gtp_harness import ROOT
 from test_player_pass import OPEN_LOSS_SGF
@@ -57,12 +57,17 @@ def _game_script(sgf_path) -> list[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("search", ["alphago", "zero", "policy", "heuristic"])
+@pytest.mark.parametrize("search", ["auto", "alphago", "zero", "policy", "heuristic"])
 def test_no_numba_compile_after_warm_up(tmp_path, search):
+    """auto: the bundled models' choice, the Zero search on 9x9 and the AlphaGo search on the
+    game's 19x19 and 13x13 boards."""
     sgf = tmp_path / "game.sgf"
     sgf.write_bytes(OPEN_LOSS_SGF)
-    session = Session(EngineConfig(size=9, search=search, auto_search=True, seed=1,
-                                   playouts=48), lambda: loader)
+    config = EngineConfig(size=9, search=search, auto_search=True, seed=1, playouts=48)
+    if search == "auto":
+        config = resolve_auto_search(config)
+        assert config.zero_sizes == (9,)
+    session = Session(config, lambda: loader)
     session.params["gogui_search_seconds"] = 0.2
     script = "".join(f"{i} {line}\n" for i, line in enumerate(_game_script(sgf), 1))
     out = io.BytesIO()
