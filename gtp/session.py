@@ -135,8 +135,8 @@ class Session:
         if self.config.search == "heuristic" and not self.config.zero_sizes:
             return True
         self.wait_ready("player")
-        return (size in self.sized_players or self.config.search == "heuristic"
-                or self.model_sizes is None or size in self.model_sizes)
+        # the heuristic MCTS leaves model_sizes None: it plays every size
+        return size in self.sized_players or self.model_sizes is None or size in self.model_sizes
 
     def players(self) -> list:
         """Every Player the session plays with (the parameters and the game's end reach each)."""
