@@ -117,6 +117,8 @@ class ZeroConfig:
     # training
     window: int = 5000              # newest games trained on (AlphaGo Zero: 500,000)
     steps: int = 200                # minibatches per generation (AlphaGo Zero: 1,000 of 2,048)
+    q_weight: float = 0.0           # value target (1 - w) z + w q, q the self-play search's value
+                                    # of the position (AlphaGo Zero: z alone, w = 0)
     batch_size: int = 256
     optimizer: str = "sgd"          # sgd (momentum 0.9, AlphaGo Zero) or adam
     lr: float = 0.01
@@ -336,7 +338,7 @@ class ZeroRun:
         if cfg.trainer_procs > 1:
             k, sums, positions, rate = self._train_distributed(target)
         else:
-            window = load_window(self.dir / "games", cfg.window)
+            window = load_window(self.dir / "games", cfg.window, q_weight=cfg.q_weight)
             rng = np.random.default_rng([cfg.seed, gen, self.steps])
             bar = tqdm(total=target, initial=self.steps, unit="step",
                        desc=f"gen {gen} training", dynamic_ncols=True, leave=False)
@@ -622,6 +624,9 @@ D = ZeroConfig()
               help="newest games trained on")
 @click.option("--steps", default=D.steps, show_default=True, type=click.IntRange(1),
               help="training minibatches per generation")
+@click.option("--q-weight", default=D.q_weight, show_default=True, type=click.FloatRange(0, 1),
+              help="value target (1 - w) z + w q: the game's outcome mixed with the self-play "
+                   "search's value of the position (0: the outcome alone, as AlphaGo Zero)")
 @click.option("--batch-size", default=D.batch_size, show_default=True, type=click.IntRange(1))
 @click.option("--optimizer", default=D.optimizer, show_default=True,
               type=click.Choice(OPTIMIZERS))

@@ -47,7 +47,7 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
     steps = int(ckpt["steps"])
     gen = json.loads((run_dir / "state.json").read_text())["generation"]
     model = DistributedDataParallel(net, device_ids=[device.index] if cuda else None)
-    window = load_window(run_dir / "games", cfg.window)
+    window = load_window(run_dir / "games", cfg.window, q_weight=cfg.q_weight)
     rng = np.random.default_rng([cfg.seed, gen, steps, rank])
 
     def save(at):

@@ -21,7 +21,9 @@ outcomes, and the policy targets keep the full searches' quality.
 The record of a self-play game: for each recorded move, the packed zero17 planes of the position before it
 (side to move's view) and pi, the root's visit distribution normalised over its children (Pos order,
 pass last; the target is the visits at temperature 1 whatever move was played, as Leela Zero and
-minigo store it) and its move number `ply` (every move without playout cap randomisation). z follows from the winner: the rules core's area score (Tromp-Taylor, komi) after
+minigo store it), the search's value there `q` (the most visited move's mean value for the side to
+move, in [-1, 1]: the loop's value target can mix it with z, `ZeroConfig.q_weight`) and its move
+number `ply` (every move without playout cap randomisation). z follows from the winner: the rules core's area score (Tromp-Taylor, komi) after
 two passes or at the move cap, or the resignation. A game played out (two passes or the move cap)
 also records the final area ownership of every point and its score, the auxiliary heads' targets
 (docs/algorithms.md §4.6); a resigned game has no final position and records none.
@@ -132,6 +134,8 @@ class ZeroGameResult:
     ply: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int16))  # int16[P]: the move
                                      # number of each recorded position (Black moves at even ones)
     pi: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # [T, N*N+1]
+    q: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # float32[P]: the
+                                     # search's value of each recorded position, side to move
     own: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # int8[N*N]: the final
                                      # area owner, +1 black, -1 white, 0 neutral; empty if resigned
 
@@ -210,7 +214,7 @@ def zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
     sampled_moves = job.sampled_moves if job.sampled_moves >= 0 else default_sampled_moves(n)
     no_resign = bool(rng.random() < job.no_resign_fraction)
     planes = np.zeros((FEATURE_SETS[ZERO_FEATURES].num_planes, n, n), dtype=np.uint8)
-    moves, xs, pis, plies = [], [], [], []
+    moves, xs, pis, qs, plies = [], [], [], [], []
     would_resign, resigned_by = 0, 0
     lowest = {BLACK: 1.0, WHITE: 1.0}
     evaluations = sum(s.evaluations for s in searches.values())
@@ -239,6 +243,7 @@ def zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
                 extract_into(game, ZERO_FEATURES, planes)
                 xs.append(np.packbits(planes.reshape(-1)))
                 pis.append(pi)
+                qs.append(2.0 * result.winrate - 1.0)
                 plies.append(game.move_number)
             pos = choose_move(pi, game.move_number < sampled_moves, rng)
             game.play(color, PASS if pos == n * n else pos_to_loc(pos, n))
@@ -261,6 +266,7 @@ def zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
     if job.record:      # a game resigned at its first move records no position: [0, ...]
         r.x = np.stack(xs) if xs else np.zeros((0, (planes.size + 7) // 8), np.uint8)
         r.pi = np.stack(pis) if pis else np.zeros((0, n * n + 1), np.float32)
+        r.q = np.asarray(qs, dtype=np.float32)
         r.ply = np.asarray(plies, dtype=np.int16)
     return r
 

@@ -12,6 +12,7 @@ Layout of a shard (np.savez_compressed; P positions, G games):
 | x            | uint8   | [P, L]     | packed zero17 planes before each recorded move          |
 | pi           | float16 | [P, N*N+1] | root visit distribution (Pos order, pass last)          |
 | z            | int8    | [P]        | outcome for the side to move: +1, -1, 0 (draw)          |
+| q            | float16 | [P]        | the search's value for the side to move, in [-1, 1]     |
 | ply          | int16   | [P]        | the move number of each position in its game            |
 | poffsets     | int64   | [G+1]      | game g's positions are [poffsets[g], poffsets[g+1])     |
 | moves        | int16   | [M]        | every game's moves, concatenated (Pos, pass = N*N)      |
@@ -36,11 +37,16 @@ A run with `--fair-komi` plays each generation at its own komi; the manifest giv
 komi, and the window's (`window_komi`, the games' mean) is the komi its networks learn at: the
 score targets are moved there (a game's margin on the board does not depend on the komi), the
 outcomes cannot be and stay those of each game's komi.
+
+The value target: z, or with `q_weight` w > 0, (1 - w) z + w q where the shard has q (written
+before it existed: z): a search's value is a far less noisy target than one game's outcome, whose
+early positions between equal players are close to coin flips, and it is what keeps a small
+window's values from being memorised (docs/algorithms.md §4.6, "Memorised values").
 """
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -78,6 +84,7 @@ class ZeroShards:
             x=np.concatenate([r.x for r in results]),
             pi=np.concatenate([r.pi for r in results]).astype(np.float16),
             z=np.concatenate([r.z() for r in results]).astype(np.int8),
+            q=np.concatenate([r.q for r in results]).astype(np.float16),
             ply=np.concatenate([r.ply for r in results]).astype(np.int16),
             poffsets=np.concatenate([[0], np.cumsum(recorded)]).astype(np.int64),
             moves=np.concatenate([r.moves for r in results]).astype(np.int16),
@@ -132,6 +139,16 @@ class Window:
     score: np.ndarray   # float32[P]: final area score for the side to move at the window's komi
     mask: np.ndarray    # float32[P]: 1 where the game was played out (own and score are known)
     komi: float = DEFAULT_VALUE_KOMI    # the window's komi (window_komi)
+    q: np.ndarray | None = None     # float32[P]: the search's value, side to move; nan where
+                                    # the shard has none (None: no position has one)
+
+    def with_q_targets(self, weight: float) -> "Window":
+        """The window whose value target z is (1 - weight) z + weight q where q is known."""
+        if weight <= 0 or self.q is None:
+            return self
+        known = ~np.isnan(self.q)
+        z = np.where(known, (1.0 - weight) * self.z + weight * np.nan_to_num(self.q), self.z)
+        return replace(self, z=z.astype(np.float32))
 
 
 def positions_of(shard) -> tuple[np.ndarray, np.ndarray]:
@@ -197,11 +214,13 @@ def window_komi(out_dir, games: int) -> float:
     return newest_shards(out_dir, games)[1]
 
 
-def load_window(out_dir, games: int, through: int | None = None) -> Window | None:
+def load_window(out_dir, games: int, through: int | None = None,
+                q_weight: float = 0.0) -> Window | None:
     """The positions of the newest `games` games (whole shards, newest first, until they hold
-    at least `games`; of generations up to `through` when given); None when there are none."""
+    at least `games`; of generations up to `through` when given), value targets mixed with the
+    searches' values by `q_weight` (Window.with_q_targets); None when there are none."""
     chosen, komi = newest_shards(out_dir, games, through)
-    return load_shards(out_dir, chosen, komi) if chosen else None
+    return load_shards(out_dir, chosen, komi).with_q_targets(q_weight) if chosen else None
 
 
 def load_generation(out_dir, generation: int, komi: float) -> Window | None:
@@ -215,12 +234,14 @@ def load_shards(out_dir, chosen: list[dict], komi: float) -> Window:
     """The positions of the shards `chosen` (manifest entries with their `komi`, as
     newest_shards gives them), score targets moved to `komi`."""
     out_dir = Path(out_dir)
-    xs, pis, zs, aux = [], [], [], []
+    xs, pis, zs, qs, aux = [], [], [], [], []
     for shard in chosen:
         with np.load(out_dir / shard["file"]) as a:
             xs.append(a["x"])
             pis.append(a["pi"].astype(np.float32))
             zs.append(a["z"].astype(np.float32))
+            qs.append(a["q"].astype(np.float32) if "q" in a.files
+                      else np.full(len(a["z"]), np.nan, np.float32))
             npts = a["pi"].shape[1] - 1
             if "own" in a.files:
                 game_komi = a["komi"] if "komi" in a.files else shard["komi"]
@@ -234,8 +255,10 @@ def load_shards(out_dir, chosen: list[dict], komi: float) -> Window:
     pi = np.concatenate(pis)
     pi /= pi.sum(axis=1, keepdims=True)        # float16 storage: renormalised
     own, score, mask = (np.concatenate(parts) for parts in zip(*aux))
+    q = np.concatenate(qs)
     return Window(np.concatenate(xs), pi, np.concatenate(zs), sum(s["games"] for s in chosen),
-                  own, score.astype(np.float32), mask, komi)
+                  own, score.astype(np.float32), mask, komi,
+                  None if np.isnan(q).all() else q)
 
 
 def black_share(out_dir, generation: int) -> tuple[float, int, float]:
