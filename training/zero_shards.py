@@ -40,8 +40,8 @@ outcomes cannot be and stay those of each game's komi.
 
 The value target: z, or with `q_weight` w > 0, (1 - w) z + w q where the shard has q (written
 before it existed: z): a search's value is a far less noisy target than one game's outcome, whose
-early positions between equal players are close to coin flips, and it is what keeps a small
-window's values from being memorised (docs/algorithms.md §4.6, "Memorised values").
+early positions between equal players are close to coin flips, so a small window's values are
+memorised less (docs/algorithms.md §4.6, "Memorised values").
 """
 from __future__ import annotations
 
@@ -146,8 +146,7 @@ class Window:
         """The window whose value target z is (1 - weight) z + weight q where q is known."""
         if weight <= 0 or self.q is None:
             return self
-        known = ~np.isnan(self.q)
-        z = np.where(known, (1.0 - weight) * self.z + weight * np.nan_to_num(self.q), self.z)
+        z = np.where(np.isnan(self.q), self.z, (1.0 - weight) * self.z + weight * self.q)
         return replace(self, z=z.astype(np.float32))
 
 
