@@ -22,12 +22,14 @@ from goengine.models.store import verify  # noqa: E402
 from goengine.training import nets  # noqa: E402
 from goengine.training.export import export_onnx  # noqa: E402
 from goengine.training.game_shards import GameShards, read_games, read_manifest  # noqa: E402
-from goengine.training.rl import (OpponentPool, learner_positions, load_initial,  # noqa: E402
+from goengine.training.rl import (CURRENT, OpponentPool, RLConfig, RLRun,  # noqa: E402
+                                  learner_positions, load_initial,
                                   reinforce_loss, reinforce_step)
 from goengine.training.selfplay import (KOMI, GameResult, GamesJob,  # noqa: E402
                                         SelfPlayWorker, candidates, move_cap, pos_table,
                                         replay, selfplay_rules)
 from goengine.training.workers import WorkerPool, make_jobs  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -364,6 +366,7 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     assert p.returncode == 0, p.stderr[-3000:]
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [r["updates"] for r in rows] == ["0", "1", "2", "2", "3"] and rows[3]["winrate_sl"] != ""
+    assert all(r["winrate_sl_greedy"] == "" for r in rows)      # no greedy checks asked for
     ckpt = torch.load(out / "checkpoint.pt", weights_only=True)
     assert json.loads(ckpt["pool"]) == ["sl", "iter-00001", "iter-00002", "iter-00003"]
     assert int(ckpt["iteration"]) == 3 and read_manifest(out / "games")["games"] == 12
@@ -379,6 +382,45 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     assert [c["updates"] for c in entry["run"]["against_sl"]] == [0, 2, 2, 3]
     verify(bundled / "rl-policy.onnx")
     assert (bundled / "rl-policy.onnx").read_bytes() == (out / "policy.onnx").read_bytes()
+
+
+def test_rl_greedy_checks_play_the_most_probable_moves(tiny, tmp_path):
+    """`--eval-greedy-games` adds games against SL in which both sides play greedy after the
+    sampled opening; the curve and the bundle carry their win rate beside the sampled one."""
+    out = tmp_path / "rl"
+    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "1", "--eval-greedy-games", "6",
+                              "--eval-sampled-moves", "2"), capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = list(csv.DictReader((out / "curve.csv").open()))
+    assert [(r["updates"], r["greedy_games"], r["sl_games"]) for r in rows] == [
+        ("0", "6", "2"), ("1", "6", "2")]
+    assert all(0 <= float(r["winrate_sl_greedy"]) <= 1 for r in rows)
+    bundled = tmp_path / "bundled"
+    p = subprocess.run([sys.executable, "-m", "goengine.training.cli", "bundle", "--rl-policy",
+                        str(out), "--out-dir", str(bundled)], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    run = json.loads((bundled / "MODELS.json").read_text())["rl-policy"]["run"]
+    assert [(c["updates"], c["games"]) for c in run["against_sl_greedy"]] == [(0, 6), (1, 6)]
+    assert run["config"]["eval_sampled_moves"] == 2
+
+
+def test_rl_greedy_checks_repeat_without_a_sampled_opening(tiny, tmp_path):
+    """With no sampled opening moves a greedy check is deterministic: before the first update both
+    sides are the SL network, so all its games are one game, while the sampled check's differ."""
+    cfg = RLConfig(size=5, games=2, eval_games=8, eval_greedy_games=8, eval_sampled_moves=0)
+    pool = WorkerPool(0)
+    try:
+        run = RLRun(cfg, tmp_path / "rl", tiny[0], None, pool, False, log=lambda *_: None)
+        run.pool.publish(CURRENT, (tmp_path / "rl" / "pool" / "sl.onnx").read_bytes())
+        with tqdm(disable=True) as bar:
+            played = run.play(run.check_games(), 1, bar)
+    finally:
+        pool.close()
+    assert len(played["greedy"]) == 8 and len(played["eval"]) == 8
+    assert len({r.moves.tobytes() for r in played["greedy"]}) == 1
+    assert len({r.moves.tobytes() for r in played["eval"]}) > 2
 
 
 def test_rl_with_adam_keeps_its_moments_across_a_resume(tiny, tmp_path):

@@ -157,7 +157,12 @@ def bundle_rl_policy(run_dir: Path, out_dir: Path, heldout, positions: int) -> d
                     # the run's own games against the SL policy, moves sampled
                     "against_sl": [{"updates": int(r["updates"]), "games": int(r["sl_games"]),
                                     "winrate": float(r["winrate_sl"])}
-                                   for r in rows if r.get("winrate_sl")]},
+                                   for r in rows if r.get("winrate_sl")],
+                    # and greedy after the opening, where the run played such checks
+                    "against_sl_greedy": [{"updates": int(r["updates"]),
+                                           "games": int(r["greedy_games"]),
+                                           "winrate": float(r["winrate_sl_greedy"])}
+                                          for r in rows if r.get("winrate_sl_greedy")]},
             "heldout": {"collection": Path(heldout).name if heldout else None, **figures}}
 
 

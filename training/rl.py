@@ -31,8 +31,10 @@ an exported policy ONNX). Iteration i:
    ones: the updates' noise, not the outcomes, moves the best move (docs/algorithms.md §4.5).
 
 Every `--eval-every` iterations the current network also plays `--eval-games` games against the SL
-network. curve.csv / curve.png hold the win rate against the pool opponent and against the SL
-network; checkpoint.pt (atomic) holds everything `--resume` needs; the games go to `games/` as game
+network, moves sampled as in training, and `--eval-greedy-games` more in which both sides play
+their most probable move after `--eval-sampled-moves` sampled opening moves (the measure of the
+policy that `--search policy` plays). curve.csv / curve.png hold the win rates against the pool
+opponent and against the SL network; checkpoint.pt (atomic) holds everything `--resume` needs; the games go to `games/` as game
 shards (`training.game_shards`, one per iteration); `policy.onnx` is the exported RL policy.
 """
 from __future__ import annotations
@@ -61,12 +63,14 @@ from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_st
 from goengine.training.precision import autocast as precision_autocast, precision_options, \
     resolve as resolve_precision
 from goengine.training.selfplay import POLICY_FEATURES
+from goengine.training.zero_selfplay import default_sampled_moves
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 
 SL, CURRENT, VALUE = "sl", "current", "value"     # network names on the workers
 DEFAULT_INIT = Path(__file__).resolve().parent / "checkpoints" / "sl-gpu2.pt"
 CURVE_FIELDS = ["iteration", "updates", "games", "opponent", "winrate_pool", "winrate_sl",
-                "sl_games", "loss", "kl", "positions", "games_per_s", "elapsed_s"]
+                "sl_games", "winrate_sl_greedy", "greedy_games", "loss", "kl", "positions",
+                "games_per_s", "elapsed_s"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,8 @@ class RLConfig:
     move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
     eval_every: int = 5             # iterations between games against the SL network
     eval_games: int = 64            # games against the SL network per evaluation
+    eval_greedy_games: int = 0      # more games per evaluation, greedy after the first moves
+    eval_sampled_moves: int = -1    # the greedy games' sampled opening moves; -1: N^2 // 12, even
     games_per_job: int = 16         # games a worker plays in lockstep
     chunk: int = 512                # positions per forward/backward (bounds the memory)
     seed: int = 0
@@ -235,12 +241,31 @@ def export_bytes(net, path: Path, size: int, training_data: str) -> bytes:
 
 # ---- the loop --------------------------------------------------------------------------------
 
+def both_colours(games: int) -> list:
+    """(black, white) pairs of `games` games of the current network against SL, half each way."""
+    h = games // 2
+    return [(CURRENT, SL)] * h + [(SL, CURRENT)] * (games - h)
+
+
+def check_row(played: dict) -> dict:
+    """The curve's columns of one check: the current network's win rate in each kind of game."""
+    row = {}
+    for kind, rate, count in (("eval", "winrate_sl", "sl_games"),
+                              ("greedy", "winrate_sl_greedy", "greedy_games")):
+        if played.get(kind):
+            row[rate] = f"{np.mean([r.z_for(CURRENT) > 0 for r in played[kind]]):.4f}"
+            row[count] = len(played[kind])
+    return row
+
+
 class RLRun:
     """One `engine-train rl` run directory: network, optimizer, pool, curve, checkpoint."""
 
     def __init__(self, cfg: RLConfig, run_dir, init, value, pool: WorkerPool, resume: bool,
                  log=print):
         self.cfg, self.dir, self.pool, self.log = cfg, Path(run_dir), pool, log
+        self.greedy_after = (cfg.eval_sampled_moves if cfg.eval_sampled_moves >= 0
+                             else default_sampled_moves(cfg.size))
         (self.dir / "pool").mkdir(parents=True, exist_ok=True)
         torch.set_num_threads(cfg.threads)
         ckpt_path = self.dir / "checkpoint.pt"
@@ -290,7 +315,7 @@ class RLRun:
             self.log(f"optimizer {saved} -> {cfg.optimizer}: its state starts anew")
         return opt
 
-    def _play(self, pairs_by_kind: dict, it: int, bar) -> dict:
+    def play(self, pairs_by_kind: dict, it: int, bar) -> dict:
         """Play {kind: [(black, white)]} in one pass over the workers; {kind: [GameResult]}."""
         cfg = self.cfg
         jobs, kinds = [], []
@@ -298,6 +323,7 @@ class RLRun:
             part = make_jobs(pairs, -(-len(pairs) // cfg.games_per_job),
                              np.random.SeedSequence([cfg.seed, it, k]), size=cfg.size,
                              komi=cfg.komi, move_cap=cfg.move_cap, temperature=cfg.temperature,
+                             sampled_moves=self.greedy_after if kind == "greedy" else -1,
                              learner=CURRENT if kind == "train" else None,
                              value=VALUE if kind == "train" and self.value else None)
             jobs += part
@@ -319,9 +345,8 @@ class RLRun:
         todo = {"train": [(CURRENT, opponent)] * half + [(opponent, CURRENT)] * (cfg.games - half)}
         evaluate = cfg.eval_every > 0 and self.iteration % cfg.eval_every == 0
         if evaluate:
-            h = cfg.eval_games // 2
-            todo["eval"] = [(CURRENT, SL)] * h + [(SL, CURRENT)] * (cfg.eval_games - h)
-        played = self._play(todo, it, bar)
+            todo.update(self.check_games())
+        played = self.play(todo, it, bar)
         train = played["train"]
         for r in train:
             self.shards.buffer.append(r)
@@ -344,8 +369,7 @@ class RLRun:
                "positions": 0 if data is None else len(data[1]),
                "games_per_s": f"{n_games / (time.monotonic() - t0):.2f}"}
         if evaluate:
-            row["winrate_sl"] = f"{np.mean([r.z_for(CURRENT) > 0 for r in played['eval']]):.4f}"
-            row["sl_games"] = len(played["eval"])
+            row.update(check_row(played))
         return row
 
     def final_evaluation(self, bar) -> dict:
@@ -353,12 +377,18 @@ class RLRun:
         cfg = self.cfg
         self.pool.publish(CURRENT, export_bytes(self.net, self.dir / "current.onnx", cfg.size,
                                                 f"RL self-play, {self.iteration} updates"))
-        h = cfg.eval_games // 2
-        played = self._play({"eval": [(CURRENT, SL)] * h + [(SL, CURRENT)] * (cfg.eval_games - h)},
-                            self.iteration + 1, bar)["eval"]
+        played = self.play(self.check_games(), self.iteration + 1, bar)
         return {"iteration": self.iteration, "updates": self.iteration,
-                "games": self.games + len(played), "sl_games": len(played),
-                "winrate_sl": f"{np.mean([r.z_for(CURRENT) > 0 for r in played]):.4f}"}
+                "games": self.games + sum(len(v) for v in played.values()), **check_row(played)}
+
+    def check_games(self) -> dict:
+        """The games of one check against the SL network, half with each colour: sampled as in
+        training ("eval") and, with `eval_greedy_games`, greedy after the opening ("greedy")."""
+        cfg = self.cfg
+        checks = {"eval": both_colours(cfg.eval_games)}
+        if cfg.eval_greedy_games:
+            checks["greedy"] = both_colours(cfg.eval_greedy_games)
+        return checks
 
     def save(self) -> None:
         nets.save_checkpoint(self.net, self.dir / "checkpoint.pt", optimizer=self.opt.state_dict(),
@@ -370,11 +400,12 @@ class RLRun:
 
     def run(self) -> None:
         cfg = self.cfg
+        check = cfg.eval_games + cfg.eval_greedy_games
         def games_before(it):     # training and evaluation games of iterations 1..it
             evals = -(-it // cfg.eval_every) if cfg.eval_every else 0
-            return it * cfg.games + evals * cfg.eval_games
+            return it * cfg.games + evals * check
 
-        final = cfg.eval_games if cfg.eval_every else 0   # the trained weights against SL
+        final = check if cfg.eval_every else 0   # the trained weights against SL
 
         bar = tqdm(total=games_before(cfg.iterations) + final, initial=games_before(self.iteration),
                    unit="game", desc="rl", dynamic_ncols=True, smoothing=0.1)
@@ -410,10 +441,12 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     rows = list(csv.DictReader(csv_path.open()))
     fig, ax = plt.subplots(figsize=(7, 4))
     for key, x_key, label in (("winrate_pool", "iteration", "against the pool opponent"),
-                              ("winrate_sl", "updates", "against the SL policy")):
+                              ("winrate_sl", "updates", "against the SL policy"),
+                              ("winrate_sl_greedy", "updates",
+                               "against the SL policy, greedy after the opening")):
         pts = [(int(r[x_key]), float(r[key])) for r in rows if r.get(key)]
         if pts:
-            ax.plot(*zip(*pts), marker="o" if key == "winrate_sl" else None, label=label)
+            ax.plot(*zip(*pts), marker=None if key == "winrate_pool" else "o", label=label)
     ax.axhline(0.5, color="grey", lw=0.8)
     ax.set_xlabel("iteration (policy updates)")
     ax.set_ylabel("win rate")
@@ -458,6 +491,12 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               type=click.IntRange(0), help="iterations between games against the SL policy")
 @click.option("--eval-games", default=RLConfig.eval_games, show_default=True,
               type=click.IntRange(2))
+@click.option("--eval-greedy-games", default=RLConfig.eval_greedy_games, show_default=True,
+              type=click.IntRange(0), help="more games per check against the SL policy, both "
+              "sides greedy after --eval-sampled-moves (the curve's winrate_sl_greedy)")
+@click.option("--eval-sampled-moves", default=RLConfig.eval_sampled_moves, show_default=True,
+              type=click.IntRange(-1), help="sampled opening moves of the greedy check games, so "
+              "that they differ (-1: N^2 // 12, even: 6 on 9x9, 30 on 19x19)")
 @click.option("--games-per-job", default=RLConfig.games_per_job, show_default=True,
               type=click.IntRange(1))
 @click.option("--seed", default=0, show_default=True, type=int)
@@ -468,7 +507,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @worker_options
 def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, optimizer, momentum,
                kl_weight, temperature,
-               move_cap, eval_every, eval_games, games_per_job, seed, threads, resume, workers,
+               move_cap, eval_every, eval_games, eval_greedy_games, eval_sampled_moves,
+               games_per_job, seed, threads, resume, workers,
                ray_address, precision, channels_last):
     """RL policy by REINFORCE self-play against a pool of earlier networks (docs/algorithms.md
     §4.5)."""
@@ -479,7 +519,9 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight, temperature=temperature, move_cap=move_cap,
                    eval_every=eval_every,
-                   eval_games=eval_games, games_per_job=games_per_job, seed=seed, threads=threads,
+                   eval_games=eval_games, eval_greedy_games=eval_greedy_games,
+                   eval_sampled_moves=eval_sampled_moves, games_per_job=games_per_job, seed=seed,
+                   threads=threads,
                    precision=precision, channels_last=channels_last)
     pool = WorkerPool(workers, ray_address)
     try:
