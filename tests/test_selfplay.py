@@ -14,7 +14,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("ray")
 
-from goengine.engine.coords import pos_to_loc  # noqa: E402
+from goengine.engine.colors import BLACK  # noqa: E402
+from goengine.engine.coords import PASS, pos_to_loc  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
@@ -130,6 +131,59 @@ def test_greedy_after_the_sampled_moves(tiny):
     sampled = [w.play(GamesJob(pairs=[("a", "a")], size=5, seed=s, sampled_moves=4))[0]
                for s in range(1, 7)]
     assert len({r.moves[:4].tobytes() for r in sampled}) > 1       # openings differ
+
+
+def candidate_priors(ev, g: Game) -> tuple[np.ndarray, np.ndarray]:
+    """(Pos of each candidate move of `g`, its probability under the policy `ev`)."""
+    n = g.size
+    pos = pos_table(n)[candidates(g, np.zeros(n * n + 2, dtype=np.int64))]
+    mask = np.zeros((1, n * n + 1), dtype=bool)
+    mask[0, pos] = True
+    if len(pos) == 0:
+        return pos, np.zeros(0)
+    return pos, ev.evaluate(extract(g, "alphago48")[None], mask).priors[0, pos]
+
+
+def most_probable(ev, g: Game) -> int:
+    """The Pos of the most probable candidate move of `g` under the policy `ev` (N*N: none)."""
+    pos, p = candidate_priors(ev, g)
+    return int(pos[np.argmax(p)]) if len(pos) else g.size * g.size
+
+
+def test_forked_games_explore_one_learner_move_against_the_greedy_branch(tiny):
+    """`fork`: after the sampled opening every move is the most probable one but one learner
+    move per game, never the most probable; a game records that move alone, weighted by
+    1 - p(most probable), and its baseline is the outcome, for the learner, of the game replayed
+    with the most probable move there and greedy play after it."""
+    w = worker_with(tiny[1], "a", "b")
+    job = GamesJob(pairs=[("a", "b")] * 12 + [("b", "a")] * 12, size=5, seed=3,
+                   sampled_moves=2, learner="a", fork=True)
+    results = w.play(job)
+    assert len(results) == 24
+    recorded = [r for r in results if len(r.move)]
+    assert recorded and all(len(r.move) == 1 for r in recorded)
+    for r in results:
+        check_record(r)
+        g, deviations = Game(5, selfplay_rules(KOMI)), []
+        for t, pos in enumerate(r.moves):
+            if t >= 2 and pos != most_probable(w.nets["a"], g):
+                mover = r.black if g.to_play == BLACK else r.white
+                deviations.append((t, mover, g.copy()))
+            g.play(g.to_play, PASS if pos == 25 else pos_to_loc(int(pos), 5))
+        assert len(deviations) == len(r.move)             # one explored move or none, the learner's
+        for t, mover, at in deviations:
+            assert mover == "a" and r.move[0] == r.moves[t]
+            assert r.colour[0] == (1 if at.to_play == BLACK else -1)
+            assert r.weight[0] == pytest.approx(1 - candidate_priors(w.nets["a"], at)[1].max(),
+                                                abs=1e-5)
+            twin = at
+            twin.play(twin.to_play, pos_to_loc(most_probable(w.nets["a"], twin), 5))
+            while not twin.is_over() and twin.move_number < move_cap(5):
+                pos = most_probable(w.nets["a"], twin)
+                twin.play(twin.to_play, PASS if pos == 25 else pos_to_loc(pos, 5))
+            assert r.baseline[0] == np.sign(twin.area_score()) * r.colour[0]
+            assert r.winner * r.colour[0] - r.baseline[0] in (-2, 0, 2)
+    assert any(r.winner * r.colour[0] != r.baseline[0] for r in recorded)   # branches that differ
 
 
 # ---- game shards -----------------------------------------------------------------------------
@@ -404,6 +458,20 @@ def test_rl_greedy_checks_play_the_most_probable_moves(tiny, tmp_path):
     run = json.loads((bundled / "MODELS.json").read_text())["rl-policy"]["run"]
     assert [(c["updates"], c["games"]) for c in run["against_sl_greedy"]] == [(0, 6), (1, 6)]
     assert run["config"]["eval_sampled_moves"] == 2
+
+
+def test_rl_fork_trains_on_one_position_per_game(tiny, tmp_path):
+    """`engine-train rl --fork`: the training games fork at one learner move each, so an
+    iteration trains on at most one position per game; the run trains, checks and exports."""
+    out = tmp_path / "rl"
+    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2", "--fork", "--games", "8",
+                              "--eval-greedy-games", "2"), capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    rows = list(csv.DictReader((out / "curve.csv").open()))
+    assert all(0 < int(r["positions"]) <= 8 for r in rows[:2])
+    assert json.loads((out / "rl_config.json").read_text())["fork"] is True
+    assert (out / "policy.onnx").exists()
 
 
 def test_rl_greedy_checks_repeat_without_a_sampled_opening(tiny, tmp_path):

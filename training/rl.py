@@ -34,8 +34,9 @@ Every `--eval-every` iterations the current network also plays `--eval-games` ga
 network, moves sampled as in training, and `--eval-greedy-games` more in which both sides play
 their most probable move after `--eval-sampled-moves` sampled opening moves (the measure of the
 policy that `--search policy` plays). curve.csv / curve.png hold the win rates against the pool
-opponent and against the SL network; checkpoint.pt (atomic) holds everything `--resume` needs; the games go to `games/` as game
-shards (`training.game_shards`, one per iteration); `policy.onnx` is the exported RL policy.
+opponent and against the SL network; checkpoint.pt (atomic) holds everything `--resume` needs;
+the games go to `games/` as game shards (`training.game_shards`, one per iteration);
+`policy.onnx` is the exported RL policy.
 """
 from __future__ import annotations
 
@@ -85,6 +86,7 @@ class RLConfig:
     momentum: float = 0.0           # SGD momentum (AlphaGo: none)
     kl_weight: float = 0.0          # beta of the KL(p_SL || p_RL) anchor per position (AlphaGo: 0)
     temperature: float = 1.0        # policy sampling temperature in self-play
+    fork: bool = False              # training games greedy but for one forked learner move
     move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
     eval_every: int = 5             # iterations between games against the SL network
     eval_games: int = 64            # games against the SL network per evaluation
@@ -153,8 +155,9 @@ def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Te
 
 
 def learner_positions(results, size: int):
-    """(planes uint8 packed [P, L], move [P], mask bool[P, N*N], advantage z - b [P]) of the
-    learner's recorded moves in `results`; z = +1 for the winner's moves, -1 for the loser's."""
+    """(planes uint8 packed [P, L], move [P], mask bool[P, N*N], advantage w (z - b) [P]) of the
+    learner's recorded moves in `results`; z = +1 for the winner's moves, -1 for the loser's, w
+    the position's weight (1 but for forked games)."""
     xs, moves, masks, adv = [], [], [], []
     for r in results:
         if len(r.move) == 0:
@@ -162,7 +165,8 @@ def learner_positions(results, size: int):
         xs.append(r.x)
         moves.append(r.move.astype(np.int64))
         masks.append(np.unpackbits(r.mask, axis=1, count=size * size).astype(bool))
-        adv.append(r.winner * r.colour - r.baseline)
+        weight = r.weight if len(r.weight) == len(r.move) else 1.0
+        adv.append((r.winner * r.colour - r.baseline) * weight)
     if not xs:
         return None
     return (np.concatenate(xs), np.concatenate(moves), np.concatenate(masks),
@@ -323,9 +327,12 @@ class RLRun:
             part = make_jobs(pairs, -(-len(pairs) // cfg.games_per_job),
                              np.random.SeedSequence([cfg.seed, it, k]), size=cfg.size,
                              komi=cfg.komi, move_cap=cfg.move_cap, temperature=cfg.temperature,
-                             sampled_moves=self.greedy_after if kind == "greedy" else -1,
+                             sampled_moves=self.greedy_after if kind == "greedy"
+                             or (kind == "train" and cfg.fork) else -1,
                              learner=CURRENT if kind == "train" else None,
-                             value=VALUE if kind == "train" and self.value else None)
+                             fork=kind == "train" and cfg.fork,
+                             value=VALUE if kind == "train" and self.value and not cfg.fork
+                             else None)
             jobs += part
             kinds += [kind] * len(part)
         out = {kind: [] for kind in pairs_by_kind}
@@ -485,6 +492,10 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               type=click.FloatRange(0.05, 10),
               help="both sides sample softmax(logits / T) in the training and check games, and "
               "the update follows that distribution's gradient (T < 1: nearer greedy play)")
+@click.option("--fork", is_flag=True,
+              help="training games greedy after --eval-sampled-moves but for one learner move "
+              "per game, sampled; the game forks there and the most probable move's branch is "
+              "the baseline (docs/algorithms.md §4.5; --value is not used)")
 @click.option("--move-cap", default=0, show_default=True, type=click.IntRange(0),
               help="moves before a game is scored as it stands (0: 2 N^2)")
 @click.option("--eval-every", default=RLConfig.eval_every, show_default=True,
@@ -506,7 +517,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @precision_options
 @worker_options
 def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, optimizer, momentum,
-               kl_weight, temperature,
+               kl_weight, temperature, fork,
                move_cap, eval_every, eval_games, eval_greedy_games, eval_sampled_moves,
                games_per_job, seed, threads, resume, workers,
                ray_address, precision, channels_last):
@@ -517,7 +528,8 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
         # ONNX file gives the same weights (load_initial)
         init = DEFAULT_INIT if DEFAULT_INIT.exists() else default_path("policy")
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
-                   lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight, temperature=temperature, move_cap=move_cap,
+                   lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight,
+                   temperature=temperature, fork=fork, move_cap=move_cap,
                    eval_every=eval_every,
                    eval_games=eval_games, eval_greedy_games=eval_greedy_games,
                    eval_sampled_moves=eval_sampled_moves, games_per_job=games_per_job, seed=seed,

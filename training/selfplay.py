@@ -24,6 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -59,14 +60,22 @@ def candidates(game: Game, buf: np.ndarray) -> np.ndarray:
     return buf[:k].copy()
 
 
-def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np.ndarray,
-                 buf: np.ndarray, temperature=1.0):
-    """One move sampled from `policy` for each of `games`, in one network batch; `temperature`
-    (one for all, or one per game): 0 takes the most probable candidate.
+class Moves(NamedTuple):
+    """The moves `policy_moves` chose, and what REINFORCE and the forked games need of them."""
+    locs: np.ndarray                 # int64[B]: the moves (PASS where a game has no candidate)
+    planes: np.ndarray               # uint8[B, 48, N, N]: the positions' policy planes
+    mask: np.ndarray                 # bool[B, N*N+1]: the candidate moves (pass where none)
+    best: np.ndarray                 # int64[B]: the most probable candidate (PASS where none)
+    p_best: np.ndarray               # float64[B]: its probability at the game's temperature
 
-    Returns (locs [B] (PASS where a game has no candidate), planes uint8[B, 48, N, N],
-    mask bool[B, N*N+1]); the games are not changed.
-    """
+
+def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np.ndarray,
+                 buf: np.ndarray, temperature=1.0, avoid_best=None) -> Moves:
+    """One move sampled from `policy` for each of `games`, in one network batch; `temperature`
+    (one for all, or one per game): 0 takes the most probable candidate. Where `avoid_best` (one
+    flag per game) is set and the game has another candidate, the move is drawn from the
+    candidates other than the most probable one, in proportion to their probabilities. The games
+    are not changed."""
     n = games[0].size
     planes = np.zeros((len(games), FEATURE_SETS[POLICY_FEATURES].num_planes, n, n), dtype=np.uint8)
     mask = np.zeros((len(games), n * n + 1), dtype=bool)
@@ -80,20 +89,29 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
             mask[i, n * n] = True
     priors = policy.evaluate(planes.astype(np.float32), mask).priors
     locs = np.full(len(games), PASS, dtype=np.int64)
+    best = np.full(len(games), PASS, dtype=np.int64)
+    p_best = np.ones(len(games))
     temps = np.broadcast_to(np.asarray(temperature, dtype=np.float64), len(games))
+    avoid = np.zeros(len(games), bool) if avoid_best is None else np.asarray(avoid_best, bool)
     for i, c in enumerate(cands):
         if len(c) == 0:
             continue
         p = priors[i, pos_of[c]].astype(np.float64)
+        b = int(np.argmax(p))
+        best[i] = locs[i] = c[b]
         if temps[i] == 0:
-            locs[i] = c[int(np.argmax(p))]
             continue
         if temps[i] != 1.0:
             p = p ** (1.0 / temps[i])
         s = p.sum()
-        j = int(rng.choice(len(c), p=p / s)) if s > 0 else int(rng.integers(len(c)))
-        locs[i] = c[j]
-    return locs, planes, mask
+        p = p / s if s > 0 else np.full(len(c), 1.0 / len(c))
+        p_best[i] = p[b]
+        if avoid[i] and len(c) > 1:
+            p[b] = 0.0
+            s = p.sum()
+            p = p / s if s > 0 else np.where(np.arange(len(c)) == b, 0.0, 1.0 / (len(c) - 1))
+        locs[i] = c[int(rng.choice(len(c), p=p))]
+    return Moves(locs, planes, mask, best, p_best)
 
 
 @dataclass
@@ -108,6 +126,8 @@ class GamesJob:
                                      # take the most probable candidate (-1: all sampled)
     learner: str | None = None       # record REINFORCE positions for this network's moves
     value: str | None = None         # the value network giving the learner's baseline
+    fork: bool = False               # one explored learner move per game, the greedy move's
+                                     # branch its baseline (play_games; needs sampled_moves >= 0)
 
     def networks(self) -> set[str]:
         """The networks a worker must hold to play this job."""
@@ -132,6 +152,8 @@ class GameResult:
     mask: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.uint8))  # packed cands
     baseline: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     colour: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))    # +1 black, -1 white
+    # each position's weight in the update (a forked game's 1 - p(most probable)); empty: all 1
+    weight: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
     @property
     def winner(self) -> int:
@@ -188,6 +210,8 @@ class SelfPlayWorker:
 
 def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
     """Play the games of `job` in lockstep with the evaluators `nets` (name -> OnnxEvaluator)."""
+    if job.fork:
+        return play_forked_games(nets, job)
     n = job.size
     rng = np.random.default_rng(job.seed)
     rules = selfplay_rules(job.komi)
@@ -198,15 +222,11 @@ def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
     cap = move_cap(n, job.move_cap)
     active = list(range(len(games)))
     while active:
-        by_net: dict[str, list[int]] = {}
-        for i in active:
-            name = job.pairs[i][0 if games[i].to_play == BLACK else 1]
-            by_net.setdefault(name, []).append(i)
-        for name, idx in by_net.items():
+        for name, idx in _by_network(job.pairs, games, active).items():
             temps = [job.temperature if job.sampled_moves < 0
                      or games[i].move_number < job.sampled_moves else 0.0 for i in idx]
-            locs, planes, mask = policy_moves(nets[name], [games[i] for i in idx], rng,
-                                              pos_of, buf, temps)
+            locs, planes, mask, _, _ = policy_moves(nets[name], [games[i] for i in idx], rng,
+                                                    pos_of, buf, temps)
             if name == job.learner:
                 _record(nets, job, [games[i] for i in idx], locs, planes, mask, pos_of,
                         [rec[i] for i in idx])
@@ -216,6 +236,74 @@ def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
         active = [i for i in active
                   if not games[i].is_over() and games[i].move_number < cap]
     return [_result(job, i, games[i], moves[i], rec[i]) for i in range(len(games))]
+
+
+def _by_network(pairs: list, games: list[Game], active: list[int]) -> dict[str, list[int]]:
+    """{network: the games in `active` whose side to move it plays}."""
+    by_net: dict[str, list[int]] = {}
+    for i in active:
+        by_net.setdefault(pairs[i][0 if games[i].to_play == BLACK else 1], []).append(i)
+    return by_net
+
+
+def play_forked_games(nets: dict, job: GamesJob) -> list[GameResult]:
+    """The games of a `fork` job: both sides sample the first `sampled_moves` moves and play their
+    most probable move after them, except one learner move per game, at the learner's first turn
+    at or after a move number U drawn uniformly from [sampled_moves, N^2). That move is drawn
+    from the policy at `temperature` without its most probable candidate, and the game forks
+    there: a twin plays the most probable move instead, and both play on greedily, so each
+    branch's outcome is what that one move decides against this opponent. The explored move is
+    the game's only learner position; its baseline is the twin's outcome for the learner (a
+    function of the position alone: SCST's greedy baseline, Rennie et al. 2017), so z - b is +2
+    where the explored move wins a game the greedy one loses, -2 the other way round, 0 where they
+    agree. Its weight 1 - p(most probable) makes the estimate that of REINFORCE sampling the whole
+    policy: the most probable move's own term has advantage 0, so leaving it out of the draw loses
+    nothing but games. A game that ends before U, or whose learner has a single candidate there,
+    records nothing. Returns the games as played (the twins are not among them)."""
+    n = job.size
+    rng = np.random.default_rng(job.seed)
+    rules = selfplay_rules(job.komi)
+    games = [Game(n, rules) for _ in job.pairs]
+    pairs = list(job.pairs)
+    moves: list[list[int]] = [[] for _ in job.pairs]
+    first = max(job.sampled_moves, 0)
+    us = rng.integers(first, max(first + 1, n * n), size=len(games))
+    explored = [False] * len(games)
+    rec: list[tuple | None] = [None] * len(games)   # (x, move, mask, colour, weight)
+    twin_of: dict[int, int] = {}                     # twin game -> the game it forked from
+    pos_of, buf = pos_table(n), np.zeros(n * n + 2, dtype=np.int64)
+    cap = move_cap(n, job.move_cap)
+    active = list(range(len(games)))
+    while active:
+        for name, idx in _by_network(pairs, games, active).items():
+            explore = [name == job.learner and i < len(job.pairs) and not explored[i]
+                       and games[i].move_number >= us[i] for i in idx]
+            temps = [job.temperature if games[i].move_number < first or e else 0.0
+                     for i, e in zip(idx, explore)]
+            locs, planes, mask, best, p_best = policy_moves(
+                nets[name], [games[i] for i in idx], rng, pos_of, buf, temps, avoid_best=explore)
+            for k, (i, lc) in enumerate(zip(idx, locs)):
+                if explore[k]:
+                    explored[i] = True
+                    if lc != best[k]:
+                        twin = games[i].copy()
+                        twin.play(twin.to_play, int(best[k]))
+                        twin_of[len(games)] = i
+                        games.append(twin)
+                        pairs.append(pairs[i])
+                        moves.append(moves[i] + [int(pos_of[best[k]])])   # best: no pass here
+                        active.append(len(games) - 1)
+                        rec[i] = (np.packbits(planes[k].reshape(-1)), int(pos_of[lc]),
+                                  np.packbits(mask[k, :-1]),
+                                  1 if games[i].to_play == BLACK else -1, 1.0 - p_best[k])
+                games[i].play(games[i].to_play, int(lc))
+                moves[i].append(n * n if lc == PASS else int(pos_of[lc]))
+        active = [i for i in active
+                  if not games[i].is_over() and games[i].move_number < cap]
+    baseline = {i: int(np.sign(games[j].area_score())) * rec[i][3] for j, i in twin_of.items()}
+    return [_result(job, i, games[i], moves[i],
+                    [] if rec[i] is None else [(*rec[i][:3], float(baseline[i]), *rec[i][3:])])
+            for i in range(len(job.pairs))]
 
 
 def _record(nets, job, games, locs, planes, mask, pos_of, recs) -> None:
@@ -246,6 +334,7 @@ def _result(job, i, game: Game, moves: list[int], rec: list) -> GameResult:
         r.mask = np.stack([t[2] for t in rec])
         r.baseline = np.asarray([t[3] for t in rec], dtype=np.float32)
         r.colour = np.asarray([t[4] for t in rec], dtype=np.int8)
+        r.weight = np.asarray([t[5] if len(t) > 5 else 1.0 for t in rec], dtype=np.float32)
     return r
 
 

@@ -130,8 +130,8 @@ class SelfPlayValue:
 
     def _sl_moves(self, games: list[_SelfPlayGame]) -> None:
         """One SL-policy move in each of `games` (one network batch)."""
-        locs, _, _ = policy_moves(self.policy, [sp.game for sp in games], self.rng, self._pos_of,
-                                  self._moves, self.cfg.temperature)
+        locs = policy_moves(self.policy, [sp.game for sp in games], self.rng, self._pos_of,
+                            self._moves, self.cfg.temperature).locs
         for sp, lc in zip(games, locs):
             self._play(sp, int(lc))
             self.played["sl_moves"] += int(lc != PASS)

@@ -126,8 +126,8 @@ class Lockstep:
             locs_of[i] = int(c[rng.integers(len(c))]) if len(c) else PASS
         for name, idx in stage.items():
             if idx:
-                locs, _, _ = policy_moves(nets[name], [games[i] for i in idx], rng, pos_of, buf,
-                                          job.temperature)
+                locs = policy_moves(nets[name], [games[i] for i in idx], rng, pos_of, buf,
+                                    job.temperature).locs
                 locs_of.update(zip(idx, map(int, locs)))
         for i, lc in locs_of.items():
             games[i].play(games[i].to_play, lc)
