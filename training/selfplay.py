@@ -14,7 +14,9 @@ komi (`engine.game.Game.area_score`).
 
 For the network named `learner` the job also returns what REINFORCE needs for each of its moves:
 the packed planes, the move (Pos), the packed candidate mask, the colour that moved and the
-baseline (the value network's v(s) for the side to move when the job names one, else 0).
+baseline (the value network's v(s) for the side to move when the job names one, else 0). A `fork`
+job instead plays greedily after the opening and explores one learner move per game against a
+twin that plays the most probable move there (`play_forked_games`).
 
 `SelfPlayWorker` is plain Python: `training.workers` runs one per Ray actor, or one in process.
 """
