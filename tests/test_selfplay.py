@@ -23,7 +23,7 @@ from goengine.models.store import verify  # noqa: E402
 from goengine.training import nets  # noqa: E402
 from goengine.training.export import export_onnx  # noqa: E402
 from goengine.training.game_shards import GameShards, read_games, read_manifest  # noqa: E402
-from goengine.training.rl import (CURRENT, OpponentPool, RLConfig, RLRun,  # noqa: E402
+from goengine.training.rl import (CURRENT, SL, OpponentPool, RLConfig, RLRun,  # noqa: E402
                                   learner_positions, load_initial,
                                   reinforce_loss, reinforce_step)
 from goengine.training.selfplay import (KOMI, GameResult, GamesJob,  # noqa: E402
@@ -184,6 +184,29 @@ def test_forked_games_explore_one_learner_move_against_the_greedy_branch(tiny):
             assert r.baseline[0] == np.sign(twin.area_score()) * r.colour[0]
             assert r.winner * r.colour[0] - r.baseline[0] in (-2, 0, 2)
     assert any(r.winner * r.colour[0] != r.baseline[0] for r in recorded)   # branches that differ
+
+
+def test_greedy_opponents_play_their_most_probable_moves_while_the_learner_samples(tiny):
+    """`greedy_opponent`: after the sampled opening the learner's opponent plays its most probable
+    move every time, while the learner keeps sampling (some of its moves are not its most
+    probable) and every one of its moves but a forced pass is a training position."""
+    w = worker_with(tiny[1], "a", "b")
+    job = GamesJob(pairs=[("a", "b")] * 8 + [("b", "a")] * 8, size=5, seed=4,
+                   sampled_moves=2, learner="a", greedy_opponent=True)
+    learner_sampled = 0
+    for r in w.play(job):
+        check_record(r)
+        g, learner_moves = Game(5, selfplay_rules(KOMI)), []
+        for t, pos in enumerate(r.moves):
+            mover = r.black if g.to_play == BLACK else r.white
+            if mover == "b" and t >= 2:
+                assert pos == most_probable(w.nets["b"], g)
+            if mover == "a" and pos != 25:
+                learner_moves.append(pos)
+                learner_sampled += t >= 2 and pos != most_probable(w.nets["a"], g)
+            g.play(g.to_play, PASS if pos == 25 else pos_to_loc(int(pos), 5))
+        assert r.move.tolist() == learner_moves
+    assert learner_sampled > 0
 
 
 # ---- game shards -----------------------------------------------------------------------------
@@ -489,6 +512,34 @@ def test_rl_greedy_checks_repeat_without_a_sampled_opening(tiny, tmp_path):
     assert len(played["greedy"]) == 8 and len(played["eval"]) == 8
     assert len({r.moves.tobytes() for r in played["greedy"]}) == 1
     assert len({r.moves.tobytes() for r in played["eval"]}) > 2
+
+
+def test_rl_greedy_opponent_trains_against_the_most_probable_moves(tiny, tmp_path):
+    """`--greedy-opponent`: in the training games the SL opponent plays its most probable move
+    after the opening (none here) while the learner samples, and the learner's moves are the
+    positions it trains on."""
+    cfg = RLConfig(size=5, games=8, eval_sampled_moves=0, greedy_opponent=True)
+    pool = WorkerPool(0)
+    try:
+        run = RLRun(cfg, tmp_path / "rl", tiny[0], None, pool, False, log=lambda *_: None)
+        run.pool.publish(CURRENT, (tmp_path / "rl" / "pool" / "sl.onnx").read_bytes())
+        with tqdm(disable=True) as bar:
+            played = run.play({"train": [(CURRENT, SL), (SL, CURRENT)] * 4}, 1, bar)["train"]
+    finally:
+        pool.close()
+    sl = worker_with(tmp_path / "rl" / "pool" / "sl.onnx", SL).nets[SL]
+    learner_sampled = 0
+    for r in played:
+        g = Game(5, selfplay_rules(KOMI))
+        for pos in r.moves:
+            greedy = most_probable(sl, g)
+            if (r.black if g.to_play == BLACK else r.white) == SL:
+                assert pos == greedy
+            else:
+                learner_sampled += pos != greedy
+            g.play(g.to_play, PASS if pos == 25 else pos_to_loc(int(pos), 5))
+        assert len(r.move) > 0
+    assert learner_sampled > 0
 
 
 def test_rl_with_adam_keeps_its_moments_across_a_resume(tiny, tmp_path):

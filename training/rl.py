@@ -87,6 +87,8 @@ class RLConfig:
     kl_weight: float = 0.0          # beta of the KL(p_SL || p_RL) anchor per position (AlphaGo: 0)
     temperature: float = 1.0        # policy sampling temperature in self-play
     fork: bool = False              # training games greedy but for one forked learner move
+    greedy_opponent: bool = False   # training opponents greedy after the opening, the learner
+                                    # sampling: the play the greedy checks measure
     move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
     eval_every: int = 5             # iterations between games against the SL network
     eval_games: int = 64            # games against the SL network per evaluation
@@ -328,9 +330,10 @@ class RLRun:
                              np.random.SeedSequence([cfg.seed, it, k]), size=cfg.size,
                              komi=cfg.komi, move_cap=cfg.move_cap, temperature=cfg.temperature,
                              sampled_moves=self.greedy_after if kind == "greedy"
-                             or (kind == "train" and cfg.fork) else -1,
+                             or (kind == "train" and (cfg.fork or cfg.greedy_opponent)) else -1,
                              learner=CURRENT if kind == "train" else None,
                              fork=kind == "train" and cfg.fork,
+                             greedy_opponent=kind == "train" and cfg.greedy_opponent,
                              value=VALUE if kind == "train" and self.value and not cfg.fork
                              else None)
             jobs += part
@@ -496,6 +499,10 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               help="training games greedy after --eval-sampled-moves but for one learner move "
               "per game, sampled; the game forks there and the most probable move's branch is "
               "the baseline (docs/algorithms.md §4.5; --value is not used)")
+@click.option("--greedy-opponent", is_flag=True,
+              help="in the training games the opponent plays its most probable move after "
+              "--eval-sampled-moves while the learner samples every move: the learner is "
+              "trained against the greedy play its greedy checks meet")
 @click.option("--move-cap", default=0, show_default=True, type=click.IntRange(0),
               help="moves before a game is scored as it stands (0: 2 N^2)")
 @click.option("--eval-every", default=RLConfig.eval_every, show_default=True,
@@ -517,7 +524,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @precision_options
 @worker_options
 def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, optimizer, momentum,
-               kl_weight, temperature, fork,
+               kl_weight, temperature, fork, greedy_opponent,
                move_cap, eval_every, eval_games, eval_greedy_games, eval_sampled_moves,
                games_per_job, seed, threads, resume, workers,
                ray_address, precision, channels_last):
@@ -529,7 +536,8 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
         init = DEFAULT_INIT if DEFAULT_INIT.exists() else default_path("policy")
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight,
-                   temperature=temperature, fork=fork, move_cap=move_cap,
+                   temperature=temperature, fork=fork, greedy_opponent=greedy_opponent,
+                   move_cap=move_cap,
                    eval_every=eval_every,
                    eval_games=eval_games, eval_greedy_games=eval_greedy_games,
                    eval_sampled_moves=eval_sampled_moves, games_per_job=games_per_job, seed=seed,

@@ -130,6 +130,8 @@ class GamesJob:
     value: str | None = None         # the value network giving the learner's baseline
     fork: bool = False               # one explored learner move per game, the greedy move's
                                      # branch its baseline (play_games; needs sampled_moves >= 0)
+    greedy_opponent: bool = False    # only the learner's opponents turn greedy after
+                                     # sampled_moves; the learner samples every move
 
     def networks(self) -> set[str]:
         """The networks a worker must hold to play this job."""
@@ -225,8 +227,7 @@ def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
     active = list(range(len(games)))
     while active:
         for name, idx in _by_network(job.pairs, games, active).items():
-            temps = [job.temperature if job.sampled_moves < 0
-                     or games[i].move_number < job.sampled_moves else 0.0 for i in idx]
+            temps = [move_temperature(job, name, games[i]) for i in idx]
             locs, planes, mask, _, _ = policy_moves(nets[name], [games[i] for i in idx], rng,
                                                     pos_of, buf, temps)
             if name == job.learner:
@@ -238,6 +239,15 @@ def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
         active = [i for i in active
                   if not games[i].is_over() and games[i].move_number < cap]
     return [_result(job, i, games[i], moves[i], rec[i]) for i in range(len(games))]
+
+
+def move_temperature(job: GamesJob, name: str, game: Game) -> float:
+    """The temperature network `name` plays its next move of `game` at in `job` (0: greedy)."""
+    if job.sampled_moves < 0 or game.move_number < job.sampled_moves:
+        return job.temperature
+    if job.greedy_opponent and name == job.learner:
+        return job.temperature
+    return 0.0
 
 
 def _by_network(pairs: list, games: list[Game], active: list[int]) -> dict[str, list[int]]:
