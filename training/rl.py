@@ -530,6 +530,9 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
                ray_address, precision, channels_last):
     """RL policy by REINFORCE self-play against a pool of earlier networks (docs/algorithms.md
     §4.5)."""
+    if fork and greedy_opponent:
+        raise click.UsageError("--fork and --greedy-opponent are two kinds of training games: "
+                               "choose one")
     if init is None:
         # the checkpoint is in a clone, not in an installed package: there the bundled policy's
         # ONNX file gives the same weights (load_initial)

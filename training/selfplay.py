@@ -243,11 +243,8 @@ def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
 
 def move_temperature(job: GamesJob, name: str, game: Game) -> float:
     """The temperature network `name` plays its next move of `game` at in `job` (0: greedy)."""
-    if job.sampled_moves < 0 or game.move_number < job.sampled_moves:
-        return job.temperature
-    if job.greedy_opponent and name == job.learner:
-        return job.temperature
-    return 0.0
+    sampled = job.sampled_moves < 0 or game.move_number < job.sampled_moves
+    return job.temperature if sampled or (job.greedy_opponent and name == job.learner) else 0.0
 
 
 def _by_network(pairs: list, games: list[Game], active: list[int]) -> dict[str, list[int]]:
