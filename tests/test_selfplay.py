@@ -25,7 +25,7 @@ from goengine.training.export import export_onnx  # noqa: E402
 from goengine.training.game_shards import GameShards, read_games, read_manifest  # noqa: E402
 from goengine.training.rl import (CURRENT, SL, OpponentPool, RLConfig, RLRun,  # noqa: E402
                                   learner_positions, load_initial,
-                                  reinforce_loss, reinforce_step)
+                                  reinforce_loss, reinforce_step, update_average)
 from goengine.training.selfplay import (KOMI, GameResult, GamesJob,  # noqa: E402
                                         SelfPlayWorker, candidates, move_cap, pos_table,
                                         replay, selfplay_rules)
@@ -459,6 +459,55 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     assert [c["updates"] for c in entry["run"]["against_sl"]] == [0, 2, 2, 3]
     verify(bundled / "rl-policy.onnx")
     assert (bundled / "rl-policy.onnx").read_bytes() == (out / "policy.onnx").read_bytes()
+
+
+def test_update_average_moves_each_weight_a_fraction_towards_the_network():
+    torch.manual_seed(1)
+    average, net = (nets.build("policy", "cpu", layers=3, filters=4) for _ in range(2))
+    before = {k: v.clone() for k, v in average.state_dict().items()}
+    update_average(average, net, 0.75)
+    after, target = average.state_dict(), net.state_dict()
+    for k, v in before.items():
+        assert torch.allclose(after[k], 0.75 * v + 0.25 * target[k])
+        assert torch.equal(v, target[k]) or not torch.equal(after[k], target[k])
+
+
+def test_rl_ema_plays_its_checks_with_the_average_against_the_reference(tiny, tmp_path):
+    """`--ema`: the checks, the pool and policy.onnx hold the weights' moving average, which the
+    checkpoint keeps for `--resume`; `--reference`: the pool's first member and the checks'
+    opponent is that network, not the starting one."""
+    torch.manual_seed(7)
+    reference = tmp_path / "reference.onnx"
+    export_onnx(nets.build("policy", "cpu", layers=3, filters=8), "policy", reference,
+                {"training_data": "random weights"})
+    out = tmp_path / "rl"
+    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2", "--ema", "0.5", "--reference",
+                              str(reference)), capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+
+    def weights(path):
+        return {k: v.float() for k, v in load_initial(path).state_dict().items()}
+
+    def same(a, b):
+        return all(torch.allclose(a[k], b[k], atol=1e-6) for k in a)
+
+    assert same(weights(out / "pool" / "sl.onnx"), weights(reference))
+    assert not same(weights(out / "pool" / "sl.onnx"), weights(tiny[1]))
+    ckpt = torch.load(out / "checkpoint.pt", weights_only=True)
+    average = {k: v.float() for k, v in ckpt["average"].items()}
+    last = {k: v.float() for k, v in ckpt["state_dict"].items()}
+    assert same(weights(out / "policy.onnx"), average) and not same(average, last)
+    assert same(weights(out / "pool" / "iter-00002.onnx"), average)
+    rows = list(csv.DictReader((out / "curve.csv").open()))
+    assert rows[-1]["winrate_sl"] != ""
+    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "3", "--ema", "0.5", "--resume"),
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    resumed = torch.load(out / "checkpoint.pt", weights_only=True)
+    # one more update from the saved average, not from a fresh copy of the weights
+    new_last = {k: v.float() for k, v in resumed["state_dict"].items()}
+    assert all(torch.allclose(resumed["average"][k].float(), 0.5 * average[k] + 0.5 * new_last[k],
+                              atol=1e-6) for k in average)
 
 
 def test_rl_greedy_checks_play_the_most_probable_moves(tiny, tmp_path):

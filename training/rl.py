@@ -35,11 +35,16 @@ network, moves sampled as in training, and `--eval-greedy-games` more in which b
 their most probable move after `--eval-sampled-moves` sampled opening moves (the measure of the
 policy that `--search policy` plays). curve.csv / curve.png hold the win rates against the pool
 opponent and against the SL network; checkpoint.pt (atomic) holds everything `--resume` needs;
+with `--ema d` the checks, the pool and policy.onnx use a moving average of the weights
+(average <- d * average + (1 - d) * weights after every update, as KataGo exports its nets), the
+learner's own weights still playing the training games; `--reference` names the SL network when
+`--init` is not it (a run continued from an RL policy, measured against SL all the same);
 the games go to `games/` as game shards (`training.game_shards`, one per iteration);
 `policy.onnx` is the exported RL policy.
 """
 from __future__ import annotations
 
+import copy
 import csv
 import json
 import time
@@ -67,7 +72,7 @@ from goengine.training.selfplay import POLICY_FEATURES
 from goengine.training.zero_selfplay import default_sampled_moves
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 
-SL, CURRENT, VALUE = "sl", "current", "value"     # network names on the workers
+SL, CURRENT, AVERAGED, VALUE = "sl", "current", "averaged", "value"   # network names on the workers
 DEFAULT_INIT = Path(__file__).resolve().parent / "checkpoints" / "sl-gpu2.pt"
 CURVE_FIELDS = ["iteration", "updates", "games", "opponent", "winrate_pool", "winrate_sl",
                 "sl_games", "winrate_sl_greedy", "greedy_games", "loss", "kl", "positions",
@@ -89,6 +94,8 @@ class RLConfig:
     fork: bool = False              # training games greedy but for one forked learner move
     greedy_opponent: bool = False   # training opponents greedy after the opening, the learner
                                     # sampling: the play the greedy checks measure
+    ema: float = 0.0                # decay per update of the weights' moving average, the network
+                                    # the checks, the pool and policy.onnx use (0: the raw weights)
     move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
     eval_every: int = 5             # iterations between games against the SL network
     eval_games: int = 64            # games against the SL network per evaluation
@@ -240,6 +247,19 @@ def load_initial(path, kind: str = "policy") -> torch.nn.Module:
     return net
 
 
+def update_average(average: torch.nn.Module, net: torch.nn.Module, decay: float) -> None:
+    """average <- decay * average + (1 - decay) * net, over every floating tensor of the state
+    (KataGo exports such an average, not the last step's weights: REINFORCE's steps wander with
+    each minibatch's outcomes, their average keeps the drift they share)."""
+    with torch.no_grad():
+        source = net.state_dict()
+        for k, v in average.state_dict().items():
+            if v.is_floating_point():
+                v.lerp_(source[k].to(v.dtype), 1.0 - decay)
+            else:
+                v.copy_(source[k])
+
+
 def export_bytes(net, path: Path, size: int, training_data: str) -> bytes:
     export_onnx(net, "policy", path, {"training_data": training_data}, board_size=size)
     return path.read_bytes()
@@ -247,19 +267,19 @@ def export_bytes(net, path: Path, size: int, training_data: str) -> bytes:
 
 # ---- the loop --------------------------------------------------------------------------------
 
-def both_colours(games: int) -> list:
-    """(black, white) pairs of `games` games of the current network against SL, half each way."""
+def both_colours(games: int, name: str = CURRENT) -> list:
+    """(black, white) pairs of `games` games of the network `name` against SL, half each way."""
     h = games // 2
-    return [(CURRENT, SL)] * h + [(SL, CURRENT)] * (games - h)
+    return [(name, SL)] * h + [(SL, name)] * (games - h)
 
 
-def check_row(played: dict) -> dict:
-    """The curve's columns of one check: the current network's win rate in each kind of game."""
+def check_row(played: dict, name: str = CURRENT) -> dict:
+    """The curve's columns of one check: the network `name`'s win rate in each kind of game."""
     row = {}
     for kind, rate, count in (("eval", "winrate_sl", "sl_games"),
                               ("greedy", "winrate_sl_greedy", "greedy_games")):
         if played.get(kind):
-            row[rate] = f"{np.mean([r.z_for(CURRENT) > 0 for r in played[kind]]):.4f}"
+            row[rate] = f"{np.mean([r.z_for(name) > 0 for r in played[kind]]):.4f}"
             row[count] = len(played[kind])
     return row
 
@@ -268,7 +288,7 @@ class RLRun:
     """One `engine-train rl` run directory: network, optimizer, pool, curve, checkpoint."""
 
     def __init__(self, cfg: RLConfig, run_dir, init, value, pool: WorkerPool, resume: bool,
-                 log=print):
+                 log=print, reference=None):
         self.cfg, self.dir, self.pool, self.log = cfg, Path(run_dir), pool, log
         self.greedy_after = (cfg.eval_sampled_moves if cfg.eval_sampled_moves >= 0
                              else default_sampled_moves(cfg.size))
@@ -292,8 +312,12 @@ class RLRun:
             self.iteration, self.games, self.elapsed = 0, 0, 0.0
             self.opponents = OpponentPool()
             self.rng = np.random.default_rng(cfg.seed)
-            export_onnx(self.net, "policy", self.dir / "pool" / f"{SL}.onnx",
-                        {"training_data": f"SL policy {Path(init).name}"}, board_size=cfg.size)
+            # the pool's first member and the checks' opponent: the SL network, which is the
+            # starting network unless `reference` names it (a run resumed from an RL policy)
+            sl = init if reference is None else reference
+            export_onnx(self.net if reference is None else load_initial(reference), "policy",
+                        self.dir / "pool" / f"{SL}.onnx",
+                        {"training_data": f"SL policy {Path(sl).name}"}, board_size=cfg.size)
             (self.dir / "curve.csv").unlink(missing_ok=True)
         self.precision = resolve_precision(cfg.precision, torch.device("cpu"))
         # the SL network the KL term anchors to: the run's starting weights, frozen
@@ -302,6 +326,13 @@ class RLRun:
             self.net = self.net.to(memory_format=torch.channels_last)
             if self.anchor is not None:
                 self.anchor = self.anchor.to(memory_format=torch.channels_last)
+        self.average = None
+        if cfg.ema > 0:
+            self.average = copy.deepcopy(self.net).eval()
+            if resume and ckpt_path.exists() and "average" in ckpt:
+                self.average.load_state_dict(ckpt["average"])
+        # the network the checks measure, the pool takes in and policy.onnx holds
+        self.checked = AVERAGED if self.average is not None else CURRENT
         (self.dir / "rl_config.json").write_text(json.dumps(asdict(cfg), indent=2))
         for name in self.opponents.names:
             pool.publish(name, (self.dir / "pool" / f"{name}.onnx").read_bytes())
@@ -355,6 +386,7 @@ class RLRun:
         todo = {"train": [(CURRENT, opponent)] * half + [(opponent, CURRENT)] * (cfg.games - half)}
         evaluate = cfg.eval_every > 0 and self.iteration % cfg.eval_every == 0
         if evaluate:
+            self.publish_checked()
             todo.update(self.check_games())
         played = self.play(todo, it, bar)
         train = played["train"]
@@ -365,13 +397,15 @@ class RLRun:
         loss, kl = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk,
                                   self.precision, cfg.channels_last, self.anchor,
                                   cfg.kl_weight, cfg.temperature) if data is not None else (0.0, 0.0)
+        if self.average is not None:
+            update_average(self.average, self.net, cfg.ema)
         n_games = sum(len(v) for v in played.values())
         self.iteration, self.games = it, self.games + n_games
         joined = self.opponents.after(it, cfg.pool_every)
         if joined:
             path = self.dir / "pool" / f"{joined}.onnx"
             # the weights after this update: exported now so that the pool file is what joins
-            self.pool.publish(joined, export_bytes(self.net, path, cfg.size,
+            self.pool.publish(joined, export_bytes(self.policy_net, path, cfg.size,
                                                    f"RL self-play, {it} updates"))
         row = {"iteration": it, "updates": it - 1, "games": self.games, "opponent": opponent,
                "winrate_pool": f"{np.mean([r.z_for(CURRENT) > 0 for r in train]):.4f}",
@@ -379,25 +413,40 @@ class RLRun:
                "positions": 0 if data is None else len(data[1]),
                "games_per_s": f"{n_games / (time.monotonic() - t0):.2f}"}
         if evaluate:
-            row.update(check_row(played))
+            row.update(check_row(played, self.checked))
         return row
+
+    @property
+    def policy_net(self) -> torch.nn.Module:
+        """The run's policy: the weights' moving average with `ema`, else the weights."""
+        return self.average if self.average is not None else self.net
+
+    def publish_checked(self) -> None:
+        """Ship the network the checks measure to the workers (the learner's weights go out every
+        iteration anyway)."""
+        if self.average is not None:
+            self.pool.publish(AVERAGED, export_bytes(self.average, self.dir / "average.onnx",
+                                                     self.cfg.size, "RL self-play, moving average"
+                                                     f" after {self.iteration} updates"))
 
     def final_evaluation(self, bar) -> dict:
         """The trained weights against the SL network (the curve's last point)."""
         cfg = self.cfg
         self.pool.publish(CURRENT, export_bytes(self.net, self.dir / "current.onnx", cfg.size,
                                                 f"RL self-play, {self.iteration} updates"))
+        self.publish_checked()
         played = self.play(self.check_games(), self.iteration + 1, bar)
         return {"iteration": self.iteration, "updates": self.iteration,
-                "games": self.games + sum(len(v) for v in played.values()), **check_row(played)}
+                "games": self.games + sum(len(v) for v in played.values()),
+                **check_row(played, self.checked)}
 
     def check_games(self) -> dict:
         """The games of one check against the SL network, half with each colour: sampled as in
         training ("eval") and, with `eval_greedy_games`, greedy after the opening ("greedy")."""
         cfg = self.cfg
-        checks = {"eval": both_colours(cfg.eval_games)}
+        checks = {"eval": both_colours(cfg.eval_games, self.checked)}
         if cfg.eval_greedy_games:
-            checks["greedy"] = both_colours(cfg.eval_greedy_games)
+            checks["greedy"] = both_colours(cfg.eval_greedy_games, self.checked)
         return checks
 
     def save(self) -> None:
@@ -406,7 +455,9 @@ class RLRun:
                              pool=json.dumps(self.opponents.names), init=self.init,
                              rng=json.dumps(self.rng.bit_generator.state),
                              elapsed_s=self.elapsed,
-                             rl_config=json.dumps(asdict(self.cfg)))
+                             rl_config=json.dumps(asdict(self.cfg)),
+                             **({} if self.average is None
+                                else {"average": self.average.state_dict()}))
 
     def run(self) -> None:
         cfg = self.cfg
@@ -438,7 +489,7 @@ class RLRun:
             plot_curve(self.dir / "curve.csv", self.dir / "curve.png")
             bar.write(" ".join(f"{k}={v}" for k, v in row.items() if v != ""))
         bar.close()
-        export_onnx(self.net, "policy", self.dir / "policy.onnx",
+        export_onnx(self.policy_net, "policy", self.dir / "policy.onnx",
                     {"training_data": f"RL self-play {cfg.size}x{cfg.size} from {Path(self.init).name}: "
                                       f"{self.iteration} iterations of {cfg.games} games"},
                     board_size=cfg.size)
@@ -503,6 +554,12 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               help="in the training games the opponent plays its most probable move after "
               "--eval-sampled-moves while the learner samples every move: the learner is "
               "trained against the greedy play its greedy checks meet")
+@click.option("--ema", default=RLConfig.ema, show_default=True, type=click.FloatRange(0, 0.9999),
+              help="decay per update of a moving average of the weights: the checks, the pool "
+              "and policy.onnx use the average (0: the last weights)")
+@click.option("--reference", default=None, type=click.Path(dir_okay=False, exists=True),
+              help="the SL policy the pool starts with and the checks play (.pt or ONNX) "
+              "[default: --init]; with --init an RL policy, the run goes on measured against SL")
 @click.option("--move-cap", default=0, show_default=True, type=click.IntRange(0),
               help="moves before a game is scored as it stands (0: 2 N^2)")
 @click.option("--eval-every", default=RLConfig.eval_every, show_default=True,
@@ -524,7 +581,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @precision_options
 @worker_options
 def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, optimizer, momentum,
-               kl_weight, temperature, fork, greedy_opponent,
+               kl_weight, temperature, fork, greedy_opponent, ema, reference,
                move_cap, eval_every, eval_games, eval_greedy_games, eval_sampled_moves,
                games_per_job, seed, threads, resume, workers,
                ray_address, precision, channels_last):
@@ -540,7 +597,7 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight,
                    temperature=temperature, fork=fork, greedy_opponent=greedy_opponent,
-                   move_cap=move_cap,
+                   ema=ema, move_cap=move_cap,
                    eval_every=eval_every,
                    eval_games=eval_games, eval_greedy_games=eval_greedy_games,
                    eval_sampled_moves=eval_sampled_moves, games_per_job=games_per_job, seed=seed,
@@ -548,7 +605,7 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
                    precision=precision, channels_last=channels_last)
     pool = WorkerPool(workers, ray_address)
     try:
-        RLRun(cfg, out, init, value, pool, resume, log=click.echo).run()
+        RLRun(cfg, out, init, value, pool, resume, log=click.echo, reference=reference).run()
     finally:
         pool.close()
     click.echo(f"RL policy: {Path(out) / 'policy.onnx'}")
