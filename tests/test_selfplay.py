@@ -409,6 +409,23 @@ def test_pool_starts_with_sl_and_is_sampled_uniformly():
     assert OpponentPool().after(5, 0) is None          # K = 0: the pool stays the SL network
 
 
+def test_prioritized_pool_draws_the_opponents_the_learner_still_loses_to():
+    pool = OpponentPool(["sl", "iter-00005", "iter-00010"])
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        pool.record("iter-00005", 1.0)       # beaten in every game
+        pool.record("iter-00010", 0.75)
+    assert pool.winrate("sl") == 0.5 and pool.winrate("iter-00005") > 0.99
+    draws = [pool.sample(rng, 2.0) for _ in range(4000)]
+    freq = {name: draws.count(name) / len(draws) for name in pool.names}
+    # weights (1 - x)^2: 0.25 (sl, not played yet), ~0 and 0.0625
+    assert freq["sl"] > 0.75 and freq["iter-00005"] < 0.01 and 0.12 < freq["iter-00010"] < 0.28
+    uniform = [pool.sample(rng) for _ in range(3000)]
+    assert all(0.28 < uniform.count(n) / 3000 < 0.39 for n in pool.names)
+    restored = OpponentPool(pool.names, json.loads(json.dumps(pool.winrates)))
+    assert restored.winrate("iter-00010") == pool.winrate("iter-00010")
+
+
 def test_initial_network_from_onnx_equals_the_checkpoint(tiny):
     a, b = load_initial(tiny[0]), load_initial(tiny[1])
     x = torch.from_numpy(extract(Game(7), "alphago48")[None])
@@ -446,6 +463,9 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     assert all(r["winrate_sl_greedy"] == "" for r in rows)      # no greedy checks asked for
     ckpt = torch.load(out / "checkpoint.pt", weights_only=True)
     assert json.loads(ckpt["pool"]) == ["sl", "iter-00001", "iter-00002", "iter-00003"]
+    # the learner's running win rate against each opponent it played, kept for --pfsp
+    assert json.loads(ckpt["pool_winrates"]) and set(json.loads(ckpt["pool_winrates"])) <= \
+        set(json.loads(ckpt["pool"]))
     assert int(ckpt["iteration"]) == 3 and read_manifest(out / "games")["games"] == 12
     # the run's policy bundled as rl-policy.onnx, with its config and checks against SL
     bundled = tmp_path / "bundled"

@@ -11,7 +11,8 @@ an exported policy ONNX). Iteration i:
 1. the current weights are exported to ONNX (`training.export`, parity-checked) and shipped to the
    self-play workers (`training.workers`), which evaluate them with onnxruntime like the engine;
 2. an opponent is drawn uniformly from the pool of earlier networks (at first the SL network
-   alone; the current network joins every K = `--pool-every` iterations);
+   alone; the current network joins every K = `--pool-every` iterations); with `--pfsp p` it is
+   drawn with weight (1 - x)^p instead, x the learner's running win rate against each member;
 3. `--games` games current-vs-opponent (half with each colour), moves sampled from the policies,
    candidate moves only (one-point eyes never filled), ended by two passes or the move cap, scored
    by area with komi 7.5 (`training.selfplay`);
@@ -94,6 +95,7 @@ class RLConfig:
     fork: bool = False              # training games greedy but for one forked learner move
     greedy_opponent: bool = False   # training opponents greedy after the opening, the learner
                                     # sampling: the play the greedy checks measure
+    pfsp: float = 0.0               # p: opponents drawn with weight (1 - win rate)^p (0: uniform)
     ema: float = 0.0                # decay per update of the weights' moving average, the network
                                     # the checks, the pool and policy.onnx use (0: the raw weights)
     move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
@@ -110,13 +112,31 @@ class RLConfig:
 
 
 class OpponentPool:
-    """The networks the current one plays against: names, sampled uniformly."""
+    """The networks the current one plays against: names, sampled uniformly (AlphaGo) or, with
+    `exponent` p > 0, with weight (1 - x)^p, x the learner's running win rate against each
+    (AlphaStar's prioritized fictitious self-play: the opponents it still loses to come back
+    more often than those it has learned to beat)."""
 
-    def __init__(self, names=(SL,)):
+    PRIOR = 0.5       # the win rate assumed against a network not played yet
+    STEP = 0.3        # weight of an iteration's games in the running win rate
+
+    def __init__(self, names=(SL,), winrates=None):
         self.names = list(names)
+        self.winrates = dict(winrates or {})
 
-    def sample(self, rng: np.random.Generator) -> str:
+    def sample(self, rng: np.random.Generator, exponent: float = 0.0) -> str:
+        if exponent > 0:
+            weights = np.array([(1.0 - self.winrate(n)) ** exponent for n in self.names])
+            if weights.sum() > 0:
+                return self.names[int(rng.choice(len(self.names), p=weights / weights.sum()))]
         return self.names[int(rng.integers(len(self.names)))]
+
+    def winrate(self, name: str) -> float:
+        return self.winrates.get(name, self.PRIOR)
+
+    def record(self, name: str, rate: float) -> None:
+        """Fold the learner's win rate in one iteration's games against `name` into its estimate."""
+        self.winrates[name] = (1 - self.STEP) * self.winrate(name) + self.STEP * rate
 
     def after(self, iteration: int, every: int) -> str | None:
         """The name the current network joins under after `iteration` (1-based), or None."""
@@ -300,7 +320,8 @@ class RLRun:
             self.opt = self._optimizer(ckpt)
             self.iteration, self.games = int(ckpt["iteration"]), int(ckpt["games"])
             self.elapsed = float(ckpt.get("elapsed_s", 0.0))
-            self.opponents = OpponentPool(json.loads(ckpt["pool"]))
+            self.opponents = OpponentPool(json.loads(ckpt["pool"]),
+                                          json.loads(ckpt.get("pool_winrates", "{}")))
             self.rng = np.random.default_rng()
             self.rng.bit_generator.state = json.loads(ckpt["rng"])
             self.init = ckpt["init"]
@@ -381,7 +402,7 @@ class RLRun:
         t0 = time.monotonic()
         self.pool.publish(CURRENT, export_bytes(self.net, self.dir / "current.onnx", cfg.size,
                                                 f"RL self-play, {self.iteration} updates"))
-        opponent = self.opponents.sample(self.rng)
+        opponent = self.opponents.sample(self.rng, cfg.pfsp)
         half = cfg.games // 2
         todo = {"train": [(CURRENT, opponent)] * half + [(opponent, CURRENT)] * (cfg.games - half)}
         evaluate = cfg.eval_every > 0 and self.iteration % cfg.eval_every == 0
@@ -407,8 +428,10 @@ class RLRun:
             # the weights after this update: exported now so that the pool file is what joins
             self.pool.publish(joined, export_bytes(self.policy_net, path, cfg.size,
                                                    f"RL self-play, {it} updates"))
+        won = float(np.mean([r.z_for(CURRENT) > 0 for r in train]))
+        self.opponents.record(opponent, won)
         row = {"iteration": it, "updates": it - 1, "games": self.games, "opponent": opponent,
-               "winrate_pool": f"{np.mean([r.z_for(CURRENT) > 0 for r in train]):.4f}",
+               "winrate_pool": f"{won:.4f}",
                "loss": f"{loss:.4f}", "kl": f"{kl:.4f}" if self.anchor is not None else "",
                "positions": 0 if data is None else len(data[1]),
                "games_per_s": f"{n_games / (time.monotonic() - t0):.2f}"}
@@ -453,6 +476,7 @@ class RLRun:
         nets.save_checkpoint(self.net, self.dir / "checkpoint.pt", optimizer=self.opt.state_dict(),
                              iteration=self.iteration, games=self.games,
                              pool=json.dumps(self.opponents.names), init=self.init,
+                             pool_winrates=json.dumps(self.opponents.winrates),
                              rng=json.dumps(self.rng.bit_generator.state),
                              elapsed_s=self.elapsed,
                              rl_config=json.dumps(asdict(self.cfg)),
@@ -554,6 +578,10 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               help="in the training games the opponent plays its most probable move after "
               "--eval-sampled-moves while the learner samples every move: the learner is "
               "trained against the greedy play its greedy checks meet")
+@click.option("--pfsp", default=RLConfig.pfsp, show_default=True, type=click.FloatRange(0, 10),
+              help="p: each iteration's opponent drawn from the pool with weight (1 - x)^p, x "
+              "the learner's running win rate against it (AlphaStar's prioritized fictitious "
+              "self-play; 0: uniform, AlphaGo)")
 @click.option("--ema", default=RLConfig.ema, show_default=True, type=click.FloatRange(0, 0.9999),
               help="decay per update of a moving average of the weights: the checks, the pool "
               "and policy.onnx use the average (0: the last weights)")
@@ -581,7 +609,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @precision_options
 @worker_options
 def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, optimizer, momentum,
-               kl_weight, temperature, fork, greedy_opponent, ema, reference,
+               kl_weight, temperature, fork, greedy_opponent, pfsp, ema, reference,
                move_cap, eval_every, eval_games, eval_greedy_games, eval_sampled_moves,
                games_per_job, seed, threads, resume, workers,
                ray_address, precision, channels_last):
@@ -597,7 +625,7 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight,
                    temperature=temperature, fork=fork, greedy_opponent=greedy_opponent,
-                   ema=ema, move_cap=move_cap,
+                   pfsp=pfsp, ema=ema, move_cap=move_cap,
                    eval_every=eval_every,
                    eval_games=eval_games, eval_greedy_games=eval_greedy_games,
                    eval_sampled_moves=eval_sampled_moves, games_per_job=games_per_job, seed=seed,
