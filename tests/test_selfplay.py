@@ -424,6 +424,14 @@ def test_prioritized_pool_draws_the_opponents_the_learner_still_loses_to():
     assert all(0.28 < uniform.count(n) / 3000 < 0.39 for n in pool.names)
     restored = OpponentPool(pool.names, json.loads(json.dumps(pool.winrates)))
     assert restored.winrate("iter-00010") == pool.winrate("iter-00010")
+    # a newcomer starts at the mean of the estimates so far, not at 0.5: it does not take the
+    # draws from the network the learner still loses to
+    pool.record("sl", 0.6)
+    mean = np.mean([pool.winrate(n) for n in pool.names])
+    assert pool.after(15, 5) == "iter-00015" and pool.winrate("iter-00015") == pytest.approx(mean)
+    draws = [pool.sample(rng, 2.0) for _ in range(4000)]
+    assert draws.count("sl") > 2 * draws.count("iter-00015")
+    assert OpponentPool().after(5, 5) == "iter-00005"      # nothing played yet: the prior
 
 
 def test_initial_network_from_onnx_equals_the_checkpoint(tiny):

@@ -115,9 +115,14 @@ class OpponentPool:
     """The networks the current one plays against: names, sampled uniformly (AlphaGo) or, with
     `exponent` p > 0, with weight (1 - x)^p, x the learner's running win rate against each
     (AlphaStar's prioritized fictitious self-play: the opponents it still loses to come back
-    more often than those it has learned to beat)."""
+    more often than those it has learned to beat).
 
-    PRIOR = 0.5       # the win rate assumed against a network not played yet
+    A member that joins starts at the mean of the estimates of the members played so far: the
+    learner it was a moment ago beats that pool as the learner does, and a newcomer at a flat
+    0.5 would outweigh every member the learner has mostly beaten and take the draws from the
+    ones it still loses to (measured on 9x9: docs/algorithms.md §4.5)."""
+
+    PRIOR = 0.5       # the win rate assumed against a network not played yet in an unplayed pool
     STEP = 0.3        # weight of an iteration's games in the running win rate
 
     def __init__(self, names=(SL,), winrates=None):
@@ -142,6 +147,8 @@ class OpponentPool:
         """The name the current network joins under after `iteration` (1-based), or None."""
         if every > 0 and iteration % every == 0:
             name = f"iter-{iteration:05d}"
+            if self.winrates:
+                self.winrates[name] = float(np.mean(list(self.winrates.values())))
             self.names.append(name)
             return name
         return None
