@@ -346,6 +346,37 @@ def test_the_update_follows_the_gradient_of_the_distribution_self_play_sampled(t
     assert float(sharp.logits.grad.abs().max()) < 1e-3      # (a move of p 1/4 gets ~0.75 / T)
 
 
+def test_the_entropy_bonus_flattens_a_sure_policy_and_only_over_the_candidates():
+    """With no advantage the bonus's gradient is that of -eta H over the candidate moves: it
+    lowers the logit of the sure move, raises the others', leaves the non-candidate alone and is
+    finite (the masked -inf log p would give NaN as 0 * -inf); a step along it raises H."""
+    logits = [4.0, 0.0, -1.0, 0.5, 3.0]
+    mask = torch.tensor([[True, True, True, True, False]])
+    eta = 0.1
+    net = _Logits(logits)
+    loss, _ = reinforce_loss(net, torch.zeros(1, 1), torch.tensor([0]), mask, torch.tensor([0.0]),
+                             games=1, entropy_weight=eta)
+    loss.backward()
+    g = net.logits.grad[0]
+    assert torch.isfinite(g).all() and float(g[4]) == 0.0
+    z = torch.tensor(logits[:4], requires_grad=True)
+    p = torch.softmax(z, 0)
+    (eta * (p * p.log()).sum()).backward()             # the same term by hand
+    assert torch.allclose(g[:4], z.grad, atol=1e-6)
+    assert float(g[0]) > 0 and all(float(x) < 0 for x in g[1:3])
+
+    def entropy(t):
+        q = torch.softmax(t[:4], 0)
+        return float(-(q * q.log()).sum())
+    before = entropy(net.logits.detach()[0])
+    assert entropy(net.logits.detach()[0] - 1.0 * g) > before
+    plain = _Logits(logits)
+    loss, _ = reinforce_loss(plain, torch.zeros(1, 1), torch.tensor([0]), mask, torch.tensor([0.0]),
+                             games=1)
+    loss.backward()
+    assert float(plain.logits.grad.abs().max()) == 0.0   # no advantage, no bonus: no gradient
+
+
 def test_the_kl_anchor_pulls_the_policy_back_to_the_sl_network(tiny):
     """No KL against the network's own copy; after a REINFORCE step has moved p(move), steps on
     a record whose advantage is zero (b = z) and a KL weight bring it back toward the anchor's."""
@@ -589,6 +620,31 @@ def test_rl_greedy_checks_repeat_without_a_sampled_opening(tiny, tmp_path):
     assert len(played["greedy"]) == 8 and len(played["eval"]) == 8
     assert len({r.moves.tobytes() for r in played["greedy"]}) == 1
     assert len({r.moves.tobytes() for r in played["eval"]}) > 2
+
+
+def test_rl_kl_anchor_is_the_sl_reference_when_the_run_continues_an_rl_policy(tiny, tmp_path):
+    """`--kl-weight` with `--reference`: the anchor is the SL network the checks play, not the
+    RL policy the run starts from, and a resumed run anchors to the same network."""
+    torch.manual_seed(1)
+    other = nets.build("policy", "cpu", layers=3, filters=8)
+    nets.save_checkpoint(other, tmp_path / "rl-start.pt")
+    planes = torch.from_numpy(extract(Game(5), "alphago48")[None].astype(np.float32))
+
+    def logits(net):
+        with torch.no_grad():
+            return net.float()(planes.contiguous())
+    cfg = RLConfig(size=5, games=2, kl_weight=0.1, channels_last=False)
+    pool = WorkerPool(0)
+    try:
+        for resume in (False, True):
+            run = RLRun(cfg, tmp_path / "rl", tmp_path / "rl-start.pt", None, pool, resume,
+                        log=lambda *_: None, reference=tiny[0])
+            if not resume:
+                run.save()
+            assert torch.allclose(logits(run.anchor), logits(load_initial(tiny[0])), atol=1e-4)
+            assert not torch.allclose(logits(run.anchor), logits(other), atol=1e-2)
+    finally:
+        pool.close()
 
 
 def test_rl_greedy_opponent_trains_against_the_most_probable_moves(tiny, tmp_path):

@@ -91,6 +91,8 @@ class RLConfig:
     optimizer: str = "sgd"          # training.optimizers: sgd (AlphaGo) or adam
     momentum: float = 0.0           # SGD momentum (AlphaGo: none)
     kl_weight: float = 0.0          # beta of the KL(p_SL || p_RL) anchor per position (AlphaGo: 0)
+    entropy_weight: float = 0.0     # weight of each position's policy entropy bonus (A3C: 0.01;
+                                    # AlphaGo: 0)
     temperature: float = 1.0        # policy sampling temperature in self-play
     fork: bool = False              # training games greedy but for one forked learner move
     greedy_opponent: bool = False   # training opponents greedy after the opening, the learner
@@ -167,10 +169,14 @@ def candidate_log_probs(net, planes: torch.Tensor, mask: torch.Tensor,
 
 def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Tensor,
                    advantage: torch.Tensor, games: int, anchor_logp: torch.Tensor | None = None,
-                   kl_weight: float = 0.0, temperature: float = 1.0
-                   ) -> tuple[torch.Tensor, torch.Tensor]:
+                   kl_weight: float = 0.0, temperature: float = 1.0,
+                   entropy_weight: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
     """(loss, KL summed over the positions): -1/n sum_t [(z_t - b_t) log p(a_t | s_t) -
-    beta KL(p_anchor(s_t) || p(s_t))], log p over the candidate moves `mask`.
+    beta KL(p_anchor(s_t) || p(s_t)) + eta H(p(s_t))], log p over the candidate moves `mask`.
+
+    The entropy bonus eta H (A3C, Mnih et al. 2016) keeps the moves a sharpening policy has
+    stopped sampling alive: REINFORCE only learns where the policy still explores, and a policy
+    sure of its most probable move (p > 0.99 there) never finds out that another one wins.
 
     p is the policy at the self-play `temperature` (the one the moves were sampled from: the
     gradient of REINFORCE is that of the sampling distribution's log-likelihood); greedy play
@@ -187,6 +193,10 @@ def reinforce_loss(net, planes: torch.Tensor, move: torch.Tensor, mask: torch.Te
         terms = anchor_logp.exp() * (anchor_logp - logp_all)
         kl = torch.where(mask, terms, torch.zeros_like(terms)).sum()   # -inf - -inf off the mask
         loss = loss + kl_weight * kl
+    if entropy_weight > 0:
+        # p log p with 0 off the mask (not 0 * -inf there, whose gradient is NaN)
+        plogp = logp_all.exp() * logp_all.masked_fill(~mask, 0.0)
+        loss = loss + entropy_weight * plogp.sum()      # - eta * sum_t H(p(s_t))
     return loss / games, kl.detach()
 
 
@@ -211,7 +221,8 @@ def learner_positions(results, size: int):
 
 def reinforce_step(net, opt, data, games: int, size: int, chunk: int, precision: str = "fp32",
                    channels_last: bool = True, anchor=None, kl_weight: float = 0.0,
-                   temperature: float = 1.0) -> tuple[float, float]:
+                   temperature: float = 1.0, entropy_weight: float = 0.0
+                   ) -> tuple[float, float]:
     """One optimizer step over all the positions of an iteration's games; returns the loss and the
     mean KL(p_anchor || p) per position before the step (0 without an `anchor` network).
     `precision`: a resolved one ("fp32" / "bf16", training.precision.resolve)."""
@@ -233,7 +244,7 @@ def reinforce_step(net, opt, data, games: int, size: int, chunk: int, precision:
                     anchor_logp = candidate_log_probs(anchor, planes, cand, temperature)
             loss, kl = reinforce_loss(net, planes, torch.from_numpy(move[s:s + chunk]), cand,
                                       torch.from_numpy(adv[s:s + chunk]), games, anchor_logp,
-                                      kl_weight, temperature)
+                                      kl_weight, temperature, entropy_weight)
         loss.backward()
         total += float(loss.detach())
         kl_total += float(kl)
@@ -348,8 +359,10 @@ class RLRun:
                         {"training_data": f"SL policy {Path(sl).name}"}, board_size=cfg.size)
             (self.dir / "curve.csv").unlink(missing_ok=True)
         self.precision = resolve_precision(cfg.precision, torch.device("cpu"))
-        # the SL network the KL term anchors to: the run's starting weights, frozen
-        self.anchor = load_initial(self.init).eval() if cfg.kl_weight > 0 else None
+        # the SL network the KL term anchors to, frozen: the pool's first member (the starting
+        # weights, or --reference when the run continues an RL policy)
+        self.anchor = (load_initial(self.dir / "pool" / f"{SL}.onnx").eval()
+                       if cfg.kl_weight > 0 else None)
         if cfg.channels_last:
             self.net = self.net.to(memory_format=torch.channels_last)
             if self.anchor is not None:
@@ -424,7 +437,8 @@ class RLRun:
         data = learner_positions(train, cfg.size)
         loss, kl = reinforce_step(self.net, self.opt, data, len(train), cfg.size, cfg.chunk,
                                   self.precision, cfg.channels_last, self.anchor,
-                                  cfg.kl_weight, cfg.temperature) if data is not None else (0.0, 0.0)
+                                  cfg.kl_weight, cfg.temperature, cfg.entropy_weight
+                                  ) if data is not None else (0.0, 0.0)
         if self.average is not None:
             update_average(self.average, self.net, cfg.ema)
         n_games = sum(len(v) for v in played.values())
@@ -572,7 +586,12 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               type=click.FloatRange(0, 0.999), help="SGD momentum")
 @click.option("--kl-weight", default=RLConfig.kl_weight, show_default=True,
               type=click.FloatRange(0), help="beta: each position adds beta * KL(p_SL || p_RL) "
-              "to the loss, an anchor to the --init network (0: AlphaGo's REINFORCE alone)")
+              "to the loss, an anchor to the SL network (--reference, else --init; 0: AlphaGo's "
+              "REINFORCE alone)")
+@click.option("--entropy-weight", default=RLConfig.entropy_weight, show_default=True,
+              type=click.FloatRange(0), help="eta: each position adds -eta * H(p_RL), an entropy "
+              "bonus that keeps the moves a sharpening policy stopped sampling (A3C: 0.01; 0: "
+              "AlphaGo's REINFORCE alone)")
 @click.option("--temperature", default=RLConfig.temperature, show_default=True,
               type=click.FloatRange(0.05, 10),
               help="both sides sample softmax(logits / T) in the training and check games, and "
@@ -616,7 +635,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @precision_options
 @worker_options
 def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, optimizer, momentum,
-               kl_weight, temperature, fork, greedy_opponent, pfsp, ema, reference,
+               kl_weight, entropy_weight, temperature, fork, greedy_opponent, pfsp, ema, reference,
                move_cap, eval_every, eval_games, eval_greedy_games, eval_sampled_moves,
                games_per_job, seed, threads, resume, workers,
                ray_address, precision, channels_last):
@@ -631,7 +650,8 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
         init = DEFAULT_INIT if DEFAULT_INIT.exists() else default_path("policy")
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight,
-                   temperature=temperature, fork=fork, greedy_opponent=greedy_opponent,
+                   entropy_weight=entropy_weight, temperature=temperature, fork=fork,
+                   greedy_opponent=greedy_opponent,
                    pfsp=pfsp, ema=ema, move_cap=move_cap,
                    eval_every=eval_every,
                    eval_games=eval_games, eval_greedy_games=eval_greedy_games,
