@@ -29,11 +29,14 @@ from match_games import play_games  # benchmarks/match_games.py, beside this scr
 @click.option("--sampled-moves", default=-1, show_default=True, type=int,
               help="moves of a game sampled at --temperature, the rest greedy (the most "
                    "probable move; -1: every move sampled, as in RL training)")
+@click.option("--symmetric", is_flag=True,
+              help="every network call on a random one of the 8 board symmetries, as "
+                   "engine-gtp plays (default: the board as it is)")
 @click.option("--games-per-job", default=25, show_default=True, type=int)
 @click.option("--seed", default=0, show_default=True, type=int)
 @worker_options
-def main(first, second, size, games, temperature, sampled_moves, games_per_job, seed, workers,
-         ray_address):
+def main(first, second, size, games, temperature, sampled_moves, symmetric, games_per_job, seed,
+         workers, ray_address):
     pool = WorkerPool(workers, ray_address)
     try:
         pool.publish("a", Path(first).read_bytes())
@@ -41,7 +44,7 @@ def main(first, second, size, games, temperature, sampled_moves, games_per_job, 
         h = games // 2
         jobs = make_jobs([("a", "b")] * h + [("b", "a")] * (games - h),
                          -(-games // games_per_job), np.random.SeedSequence(seed), size=size,
-                         temperature=temperature, sampled_moves=sampled_moves)
+                         temperature=temperature, sampled_moves=sampled_moves, symmetric=symmetric)
         results = play_games(pool, jobs, games)
     finally:
         pool.close()
@@ -50,7 +53,8 @@ def main(first, second, size, games, temperature, sampled_moves, games_per_job, 
     half = 1.96 * math.sqrt(p * (1 - p) / len(results))
     as_black = sum(r.z_for("a") > 0 for r in results if r.black == "a")
     how = (f"temperature {temperature}" if sampled_moves < 0 else
-           f"{sampled_moves} moves at temperature {temperature}, then greedy")
+           f"{sampled_moves} moves at temperature {temperature}, then greedy") + (
+        ", random symmetries" if symmetric else "")
     distinct = len({r.moves.tobytes() for r in results})
     print(f"{Path(first).name} against {Path(second).name}, {size}x{size}, {how}: {wins} / {len(results)} = {p:.3f} (95% +- {half:.3f}); as black "
           f"{as_black} / {h}; {distinct} distinct games")

@@ -18,6 +18,7 @@ from goengine.engine.colors import BLACK  # noqa: E402
 from goengine.engine.coords import PASS, pos_to_loc  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
+from goengine.engine.symmetry import N_SYMMETRIES, apply, apply_policy  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.models.store import verify  # noqa: E402
 from goengine.training import nets  # noqa: E402
@@ -148,6 +149,50 @@ def most_probable(ev, g: Game) -> int:
     """The Pos of the most probable candidate move of `g` under the policy `ev` (N*N: none)."""
     pos, p = candidate_priors(ev, g)
     return int(pos[np.argmax(p)]) if len(pos) else g.size * g.size
+
+
+def _frames(results, n):
+    """(played Pos, planes as played, recorded planes, recorded mask, recorded move) of every
+    learner position of self-play `results` (one network on both sides)."""
+    out = []
+    for r in results:
+        g, j = Game(n, selfplay_rules(KOMI)), 0
+        for pos in r.moves:
+            if pos != n * n:
+                x = np.unpackbits(r.x[j], count=48 * n * n).reshape(48, n, n)
+                mask = np.unpackbits(r.mask[j], count=n * n).astype(bool)
+                out.append((int(pos), extract(g, "alphago48").astype(np.uint8), x, mask,
+                            int(r.move[j])))
+                j += 1
+            g.play(g.to_play, PASS if pos == n * n else pos_to_loc(int(pos), n))
+        assert j == len(r.move)
+    return out
+
+
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_symmetric_games_record_each_move_where_the_network_saw_it(tiny, symmetric):
+    """`symmetric`: each move's network call is on a random board symmetry, and the learner's
+    record holds the planes, mask and move in that frame, so the move played greedily is the
+    most probable candidate of the recorded planes (the update's log p is the one it was chosen
+    by) and the record is a symmetry of the position as played; without it, the board as is."""
+    w = worker_with(tiny[1], "a")
+    n = 5
+    results = w.play(GamesJob(pairs=[("a", "a")] * 4, size=n, seed=2, learner="a",
+                              sampled_moves=0, symmetric=symmetric))
+    frames = _frames(results, n)
+    ks = []
+    for played, as_played, x, mask, move in frames:
+        legal = np.append(mask, False)
+        priors = w.nets["a"].evaluate(x[None].astype(np.float32), legal[None]).priors[0]
+        assert mask[move] and move == int(np.argmax(np.where(legal, priors, -1.0)))
+        k = [k for k in range(N_SYMMETRIES) if np.array_equal(apply(as_played, k), x)]
+        assert k, "the recorded planes are no symmetry of the position"
+        one = np.zeros(n * n + 1, np.float32)
+        one[played] = 1.0
+        assert any(int(np.argmax(apply_policy(one, kk, n))) == move for kk in k)
+        ks.append(k[0])
+    assert len(frames) > 20
+    assert (len(set(ks)) > 4) if symmetric else set(ks) == {0}
 
 
 def test_forked_games_explore_one_learner_move_against_the_greedy_branch(tiny):

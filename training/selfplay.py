@@ -36,6 +36,7 @@ from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 from goengine.engine.search.leaves import candidate_moves
+from goengine.engine.symmetry import N_SYMMETRIES, apply_each, apply_policy_each, invert_policy_each
 from goengine.models.onnx_evaluator import OnnxEvaluator
 
 POLICY_FEATURES = "alphago48"
@@ -69,15 +70,32 @@ class Moves(NamedTuple):
     mask: np.ndarray                 # bool[B, N*N+1]: the candidate moves (pass where none)
     best: np.ndarray                 # int64[B]: the most probable candidate (PASS where none)
     p_best: np.ndarray               # float64[B]: its probability at the game's temperature
+    sym: np.ndarray                  # int64[B]: the board symmetry `planes` and `mask` are in
+                                     # (engine.symmetry; 0: the board as played)
+
+    def frame_pos(self, i: int, pos: int) -> int:
+        """Pos `pos` of the board as played, in the frame of row i's planes and mask (where
+        the network saw the position, so that log p of the recorded move is the one it was
+        sampled with)."""
+        n2 = self.mask.shape[1] - 1
+        if pos == n2 or self.sym[i] == 0:
+            return pos
+        one = np.zeros((1, n2 + 1), dtype=np.float32)
+        one[0, pos] = 1.0
+        return int(np.argmax(apply_policy_each(one, self.sym[i:i + 1], int(round(n2 ** 0.5)))))
 
 
 def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np.ndarray,
-                 buf: np.ndarray, temperature=1.0, avoid_best=None) -> Moves:
+                 buf: np.ndarray, temperature=1.0, avoid_best=None,
+                 symmetric: bool = False) -> Moves:
     """One move sampled from `policy` for each of `games`, in one network batch; `temperature`
     (one for all, or one per game): 0 takes the most probable candidate. Where `avoid_best` (one
     flag per game) is set and the game has another candidate, the move is drawn from the
-    candidates other than the most probable one, in proportion to their probabilities. The games
-    are not changed."""
+    candidates other than the most probable one, in proportion to their probabilities. With
+    `symmetric` each position is evaluated on a random one of the 8 board symmetries, as the
+    engine's evaluators play (the networks are not symmetric: a policy trained on one
+    orientation learns lines that hold in that orientation only); the planes and mask returned
+    are in that frame (`Moves.frame_pos`). The games are not changed."""
     n = games[0].size
     planes = np.zeros((len(games), FEATURE_SETS[POLICY_FEATURES].num_planes, n, n), dtype=np.uint8)
     mask = np.zeros((len(games), n * n + 1), dtype=bool)
@@ -89,7 +107,15 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
         mask[i, pos_of[c]] = True
         if len(c) == 0:
             mask[i, n * n] = True
-    priors = policy.evaluate(planes.astype(np.float32), mask).priors
+    sym = np.zeros(len(games), dtype=np.int64)
+    if symmetric:
+        sym = rng.integers(0, N_SYMMETRIES, size=len(games))
+        planes = np.ascontiguousarray(apply_each(planes, sym))
+        mask = apply_policy_each(mask.astype(np.float32), sym, n) > 0.5
+        priors = invert_policy_each(policy.evaluate(planes.astype(np.float32), mask).priors,
+                                    sym, n)
+    else:
+        priors = policy.evaluate(planes.astype(np.float32), mask).priors
     locs = np.full(len(games), PASS, dtype=np.int64)
     best = np.full(len(games), PASS, dtype=np.int64)
     p_best = np.ones(len(games))
@@ -113,7 +139,7 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
             s = p.sum()
             p = p / s if s > 0 else np.where(np.arange(len(c)) == b, 0.0, 1.0 / (len(c) - 1))
         locs[i] = c[int(rng.choice(len(c), p=p))]
-    return Moves(locs, planes, mask, best, p_best)
+    return Moves(locs, planes, mask, best, p_best, sym)
 
 
 @dataclass
@@ -132,6 +158,8 @@ class GamesJob:
                                      # branch its baseline (play_games; needs sampled_moves >= 0)
     greedy_opponent: bool = False    # only the learner's opponents turn greedy after
                                      # sampled_moves; the learner samples every move
+    symmetric: bool = False          # every move's network call on a random board symmetry, as
+                                     # the engine plays (policy_moves); recorded in that frame
 
     def networks(self) -> set[str]:
         """The networks a worker must hold to play this job."""
@@ -228,12 +256,12 @@ def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
     while active:
         for name, idx in _by_network(job.pairs, games, active).items():
             temps = [move_temperature(job, name, games[i]) for i in idx]
-            locs, planes, mask, _, _ = policy_moves(nets[name], [games[i] for i in idx], rng,
-                                                    pos_of, buf, temps)
+            chosen = policy_moves(nets[name], [games[i] for i in idx], rng, pos_of, buf, temps,
+                                  symmetric=job.symmetric)
             if name == job.learner:
-                _record(nets, job, [games[i] for i in idx], locs, planes, mask, pos_of,
+                _record(nets, job, [games[i] for i in idx], chosen, pos_of,
                         [rec[i] for i in idx])
-            for i, lc in zip(idx, locs):
+            for i, lc in zip(idx, chosen.locs):
                 games[i].play(games[i].to_play, int(lc))
                 moves[i].append(n * n if lc == PASS else int(pos_of[lc]))
         active = [i for i in active
@@ -289,8 +317,9 @@ def play_forked_games(nets: dict, job: GamesJob) -> list[GameResult]:
                        and games[i].move_number >= us[i] for i in idx]
             temps = [job.temperature if games[i].move_number < first or e else 0.0
                      for i, e in zip(idx, explore)]
-            locs, planes, mask, best, p_best = policy_moves(
-                nets[name], [games[i] for i in idx], rng, pos_of, buf, temps, avoid_best=explore)
+            chosen = policy_moves(nets[name], [games[i] for i in idx], rng, pos_of, buf, temps,
+                                  avoid_best=explore, symmetric=job.symmetric)
+            locs, planes, mask, best, p_best = chosen[:5]
             for k, (i, lc) in enumerate(zip(idx, locs)):
                 if explore[k]:
                     explored[i] = True
@@ -302,7 +331,8 @@ def play_forked_games(nets: dict, job: GamesJob) -> list[GameResult]:
                         pairs.append(pairs[i])
                         moves.append(moves[i] + [int(pos_of[best[k]])])   # best: no pass here
                         active.append(len(games) - 1)
-                        rec[i] = (np.packbits(planes[k].reshape(-1)), int(pos_of[lc]),
+                        rec[i] = (np.packbits(planes[k].reshape(-1)),
+                                  chosen.frame_pos(k, int(pos_of[lc])),
                                   np.packbits(mask[k, :-1]),
                                   1 if games[i].to_play == BLACK else -1, 1.0 - p_best[k])
                 games[i].play(games[i].to_play, int(lc))
@@ -315,7 +345,8 @@ def play_forked_games(nets: dict, job: GamesJob) -> list[GameResult]:
             for i in range(len(job.pairs))]
 
 
-def _record(nets, job, games, locs, planes, mask, pos_of, recs) -> None:
+def _record(nets, job, games, chosen: Moves, pos_of, recs) -> None:
+    locs, planes, mask = chosen.locs, chosen.planes, chosen.mask
     played = [k for k, lc in enumerate(locs) if lc != PASS]   # a forced pass is no choice
     if not played:
         return
@@ -328,7 +359,8 @@ def _record(nets, job, games, locs, planes, mask, pos_of, recs) -> None:
             extract_into(games[k], VALUE_FEATURES, vplanes[j])
         b = nets[job.value].evaluate(vplanes.astype(np.float32)).value_stm
     for j, k in enumerate(played):
-        recs[k].append((np.packbits(planes[k].reshape(-1)), int(pos_of[locs[k]]),
+        recs[k].append((np.packbits(planes[k].reshape(-1)),
+                        chosen.frame_pos(k, int(pos_of[locs[k]])),
                         np.packbits(mask[k, :-1]), float(b[j]),
                         1 if games[k].to_play == BLACK else -1))
 
