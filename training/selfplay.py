@@ -36,7 +36,8 @@ from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 from goengine.engine.search.leaves import candidate_moves
-from goengine.engine.symmetry import N_SYMMETRIES, apply_each, apply_policy_each, invert_policy_each
+from goengine.engine.symmetry import (N_SYMMETRIES, apply_each, apply_policy_each,
+                                      invert_policy_each, permutations)
 from goengine.models.onnx_evaluator import OnnxEvaluator
 
 POLICY_FEATURES = "alphago48"
@@ -77,12 +78,11 @@ class Moves(NamedTuple):
         """Pos `pos` of the board as played, in the frame of row i's planes and mask (where
         the network saw the position, so that log p of the recorded move is the one it was
         sampled with)."""
-        n2 = self.mask.shape[1] - 1
-        if pos == n2 or self.sym[i] == 0:
+        n = self.planes.shape[-1]
+        if pos == n * n or self.sym[i] == 0:
             return pos
-        one = np.zeros((1, n2 + 1), dtype=np.float32)
-        one[0, pos] = 1.0
-        return int(np.argmax(apply_policy_each(one, self.sym[i:i + 1], int(round(n2 ** 0.5)))))
+        # the frame's point q holds the played board's point permutations(n)[k][q]
+        return int(np.flatnonzero(permutations(n)[self.sym[i]] == pos)[0])
 
 
 def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np.ndarray,
@@ -112,10 +112,9 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
         sym = rng.integers(0, N_SYMMETRIES, size=len(games))
         planes = np.ascontiguousarray(apply_each(planes, sym))
         mask = apply_policy_each(mask.astype(np.float32), sym, n) > 0.5
-        priors = invert_policy_each(policy.evaluate(planes.astype(np.float32), mask).priors,
-                                    sym, n)
-    else:
-        priors = policy.evaluate(planes.astype(np.float32), mask).priors
+    priors = policy.evaluate(planes.astype(np.float32), mask).priors
+    if symmetric:
+        priors = invert_policy_each(priors, sym, n)
     locs = np.full(len(games), PASS, dtype=np.int64)
     best = np.full(len(games), PASS, dtype=np.int64)
     p_best = np.ones(len(games))
