@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 import numpy as np
 
+from goengine.training.selfplay import SYMMETRY_MODES
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 from match_games import play_games  # benchmarks/match_games.py, beside this script
 
@@ -29,14 +30,21 @@ from match_games import play_games  # benchmarks/match_games.py, beside this scr
 @click.option("--sampled-moves", default=-1, show_default=True, type=int,
               help="moves of a game sampled at --temperature, the rest greedy (the most "
                    "probable move; -1: every move sampled, as in RL training)")
-@click.option("--symmetric", is_flag=True,
-              help="every network call on a random one of the 8 board symmetries, as "
-                   "engine-gtp plays (default: the board as it is)")
+@click.option("--symmetry", default="none", show_default=True,
+              type=click.Choice(SYMMETRY_MODES),
+              help="how the networks see the board: none (as played), random (a random one of "
+                   "the 8 board symmetries per network call, as engine-gtp's searches "
+                   "evaluate) or average (the mean of the 8, as engine-gtp's policy player "
+                   "plays)")
+@click.option("--second-symmetry", default=None, type=click.Choice(SYMMETRY_MODES),
+              help="the second network's own --symmetry (default: --symmetry), e.g. the "
+                   "policy player averaging the 8 against one on a random symmetry")
 @click.option("--games-per-job", default=25, show_default=True, type=int)
 @click.option("--seed", default=0, show_default=True, type=int)
 @worker_options
-def main(first, second, size, games, temperature, sampled_moves, symmetric, games_per_job, seed,
-         workers, ray_address):
+def main(first, second, size, games, temperature, sampled_moves, symmetry, second_symmetry,
+         games_per_job, seed, workers, ray_address):
+    second_symmetry = second_symmetry or symmetry
     pool = WorkerPool(workers, ray_address)
     try:
         pool.publish("a", Path(first).read_bytes())
@@ -44,7 +52,8 @@ def main(first, second, size, games, temperature, sampled_moves, symmetric, game
         h = games // 2
         jobs = make_jobs([("a", "b")] * h + [("b", "a")] * (games - h),
                          -(-games // games_per_job), np.random.SeedSequence(seed), size=size,
-                         temperature=temperature, sampled_moves=sampled_moves, symmetric=symmetric)
+                         temperature=temperature, sampled_moves=sampled_moves,
+                         symmetry={"a": symmetry, "b": second_symmetry})
         results = play_games(pool, jobs, games)
     finally:
         pool.close()
@@ -54,7 +63,8 @@ def main(first, second, size, games, temperature, sampled_moves, symmetric, game
     as_black = sum(r.z_for("a") > 0 for r in results if r.black == "a")
     how = (f"temperature {temperature}" if sampled_moves < 0 else
            f"{sampled_moves} moves at temperature {temperature}, then greedy") + (
-        ", random symmetries" if symmetric else "")
+        "" if symmetry == "none" == second_symmetry else f", symmetry {symmetry}" + (
+            f" against {second_symmetry}" if second_symmetry != symmetry else ""))
     distinct = len({r.moves.tobytes() for r in results})
     print(f"{Path(first).name} against {Path(second).name}, {size}x{size}, {how}: {wins} / {len(results)} = {p:.3f} (95% +- {half:.3f}); as black "
           f"{as_black} / {h}; {distinct} distinct games")

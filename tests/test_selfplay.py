@@ -169,16 +169,17 @@ def _frames(results, n):
     return out
 
 
-@pytest.mark.parametrize("symmetric", [False, True])
-def test_symmetric_games_record_each_move_where_the_network_saw_it(tiny, symmetric):
-    """`symmetric`: each move's network call is on a random board symmetry, and the learner's
-    record holds the planes, mask and move in that frame, so the move played greedily is the
-    most probable candidate of the recorded planes (the update's log p is the one it was chosen
-    by) and the record is a symmetry of the position as played; without it, the board as is."""
+@pytest.mark.parametrize("symmetry", ["none", "random", "average"])
+def test_symmetric_games_record_each_move_where_the_network_saw_it(tiny, symmetry):
+    """`symmetry="random"`: each move's network call is on a random board symmetry, and the
+    learner's record holds the planes, mask and move in that frame, so the move played greedily
+    is the most probable candidate of the recorded planes (the update's log p is the one it was
+    chosen by) and the record is a symmetry of the position as played; "none": the board as is;
+    "average": the learner plays as with "random" (one frame to record)."""
     w = worker_with(tiny[1], "a")
     n = 5
     results = w.play(GamesJob(pairs=[("a", "a")] * 4, size=n, seed=2, learner="a",
-                              sampled_moves=0, symmetric=symmetric))
+                              sampled_moves=0, symmetry=symmetry))
     frames = _frames(results, n)
     ks = []
     for played, as_played, x, mask, move in frames:
@@ -192,7 +193,36 @@ def test_symmetric_games_record_each_move_where_the_network_saw_it(tiny, symmetr
         assert any(int(np.argmax(apply_policy(one, kk, n))) == move for kk in k)
         ks.append(k[0])
     assert len(frames) > 20
-    assert (len(set(ks)) > 4) if symmetric else set(ks) == {0}
+    assert (len(set(ks)) > 4) if symmetry != "none" else set(ks) == {0}
+
+
+def test_average_games_play_the_engine_policy_players_move(tiny):
+    """`symmetry="average"`: every greedy move is the most probable candidate of the mean of the
+    8 symmetries' policies, as the engine's evaluator computes it (OnnxEvaluator "average"), and
+    it differs from the board as played's in some positions of these games (the tiny network is
+    not symmetric), so the mode is not "none" under another name."""
+    w = worker_with(tiny[1], "a")
+    engine = OnnxEvaluator(tiny[1], symmetry="average", cache_size=0)
+    n = 5
+    results = w.play(GamesJob(pairs=[("a", "a")] * 4, size=n, seed=3, sampled_moves=2,
+                              symmetry="average"))
+    pos_of, buf = pos_table(n), np.zeros(n * n + 2, dtype=np.int64)
+    checked = differs = 0
+    for r in results:
+        g = Game(n, selfplay_rules())
+        for t, pos in enumerate(r.moves):
+            c = candidates(g, buf)
+            if t >= 2 and len(c):
+                x = extract(g, "alphago48")[None].astype(np.float32)
+                mask = np.zeros((1, n * n + 1), bool)
+                mask[0, pos_of[c]] = True
+                p = engine.evaluate(x, mask).priors[0][pos_of[c]]
+                assert int(pos) == int(pos_of[c[int(np.argmax(p))]])
+                plain = w.nets["a"].evaluate(x, mask).priors[0][pos_of[c]]
+                differs += int(np.argmax(plain) != np.argmax(p))
+                checked += 1
+            g.play(g.to_play, PASS if pos == n * n else pos_to_loc(int(pos), n))
+    assert checked > 20 and differs > 0
 
 
 def test_forked_games_explore_one_learner_move_against_the_greedy_branch(tiny):

@@ -69,7 +69,7 @@ from goengine.training.game_shards import GameShards
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
 from goengine.training.precision import autocast as precision_autocast, precision_options, \
     resolve as resolve_precision
-from goengine.training.selfplay import POLICY_FEATURES
+from goengine.training.selfplay import POLICY_FEATURES, SYMMETRY_MODES
 from goengine.training.zero_selfplay import default_sampled_moves
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 
@@ -98,8 +98,8 @@ class RLConfig:
     greedy_opponent: bool = False   # training opponents greedy after the opening, the learner
                                     # sampling: the play the greedy checks measure
     pfsp: float = 0.0               # p: opponents drawn with weight (1 - win rate)^p (0: uniform)
-    symmetric: bool = False         # every network call of the training and check games on a
-                                    # random board symmetry, as the engine's evaluators play
+    symmetry: str = "none"          # how the networks of the training and check games see the
+                                    # board (training.selfplay.SYMMETRY_MODES)
     ema: float = 0.0                # decay per update of the weights' moving average, the network
                                     # the checks, the pool and policy.onnx use (0: the raw weights)
     move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
@@ -409,7 +409,7 @@ class RLRun:
                              fork=kind == "train" and cfg.fork,
                              greedy_opponent=kind == "train" and cfg.greedy_opponent,
                              value=VALUE if kind == "train" and self.value and not cfg.fork
-                             else None, symmetric=cfg.symmetric)
+                             else None, symmetry=cfg.symmetry)
             jobs += part
             kinds += [kind] * len(part)
         out = {kind: [] for kind in pairs_by_kind}
@@ -610,11 +610,14 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               help="p: each iteration's opponent drawn from the pool with weight (1 - x)^p, x "
               "the learner's running win rate against it (AlphaStar's prioritized fictitious "
               "self-play; 0: uniform, AlphaGo)")
-@click.option("--symmetric", is_flag=True,
-              help="every network call of the training and check games on a random one of the "
-              "8 board symmetries, as engine-gtp's evaluators play (recorded in that frame, so "
-              "the update is exact): a policy trained on one orientation learns lines that hold "
-              "there only")
+@click.option("--symmetry", default=RLConfig.symmetry, show_default=True,
+              type=click.Choice(SYMMETRY_MODES),
+              help="how the networks of the training and check games see the board: none (as "
+              "played), random (a random one of the 8 board symmetries per network call, as "
+              "engine-gtp's searches evaluate; recorded in that frame, so the update is exact) "
+              "or average (the mean of the 8, as engine-gtp's policy player plays; the learner "
+              "samples on a random symmetry, the same distribution at temperature 1): a policy "
+              "trained on one orientation learns lines that hold there only")
 @click.option("--ema", default=RLConfig.ema, show_default=True, type=click.FloatRange(0, 0.9999),
               help="decay per update of a moving average of the weights: the checks, the pool "
               "and policy.onnx use the average (0: the last weights)")
@@ -642,7 +645,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @precision_options
 @worker_options
 def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, optimizer, momentum,
-               kl_weight, entropy_weight, temperature, fork, greedy_opponent, pfsp, symmetric, ema,
+               kl_weight, entropy_weight, temperature, fork, greedy_opponent, pfsp, symmetry, ema,
                reference,
                move_cap, eval_every, eval_games, eval_greedy_games, eval_sampled_moves,
                games_per_job, seed, threads, resume, workers,
@@ -659,7 +662,7 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight,
                    entropy_weight=entropy_weight, temperature=temperature, fork=fork,
-                   greedy_opponent=greedy_opponent, symmetric=symmetric,
+                   greedy_opponent=greedy_opponent, symmetry=symmetry,
                    pfsp=pfsp, ema=ema, move_cap=move_cap,
                    eval_every=eval_every,
                    eval_games=eval_games, eval_greedy_games=eval_greedy_games,

@@ -41,6 +41,7 @@ from goengine.engine.symmetry import (N_SYMMETRIES, apply_each, apply_policy_eac
 from goengine.models.onnx_evaluator import OnnxEvaluator
 
 POLICY_FEATURES = "alphago48"
+SYMMETRY_MODES = ("none", "random", "average")
 VALUE_FEATURES = "alphago49"
 KOMI = 7.5
 
@@ -87,15 +88,18 @@ class Moves(NamedTuple):
 
 def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np.ndarray,
                  buf: np.ndarray, temperature=1.0, avoid_best=None,
-                 symmetric: bool = False) -> Moves:
+                 symmetry: str = "none") -> Moves:
     """One move sampled from `policy` for each of `games`, in one network batch; `temperature`
     (one for all, or one per game): 0 takes the most probable candidate. Where `avoid_best` (one
     flag per game) is set and the game has another candidate, the move is drawn from the
-    candidates other than the most probable one, in proportion to their probabilities. With
-    `symmetric` each position is evaluated on a random one of the 8 board symmetries, as the
-    engine's evaluators play (the networks are not symmetric: a policy trained on one
-    orientation learns lines that hold in that orientation only); the planes and mask returned
-    are in that frame (`Moves.frame_pos`). The games are not changed."""
+    candidates other than the most probable one, in proportion to their probabilities.
+    `symmetry` (SYMMETRY_MODES) is how the network sees the board (it is not symmetric: a
+    policy trained on one orientation learns lines that hold in that orientation only):
+    "none" as played; "random" on a random one of the 8 board symmetries per position, as the
+    engine's searches evaluate, the planes and mask returned in that frame (`Moves.frame_pos`);
+    "average" the mean of the policies of all 8, as the engine's policy player plays (its most
+    probable move does not depend on a draw; the planes and mask returned are the board as
+    played). The games are not changed."""
     n = games[0].size
     planes = np.zeros((len(games), FEATURE_SETS[POLICY_FEATURES].num_planes, n, n), dtype=np.uint8)
     mask = np.zeros((len(games), n * n + 1), dtype=bool)
@@ -107,13 +111,18 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
         mask[i, pos_of[c]] = True
         if len(c) == 0:
             mask[i, n * n] = True
+    if symmetry not in SYMMETRY_MODES:
+        raise ValueError(f"symmetry must be one of {SYMMETRY_MODES}, got {symmetry!r}")
     sym = np.zeros(len(games), dtype=np.int64)
-    if symmetric:
+    if symmetry == "random":
         sym = rng.integers(0, N_SYMMETRIES, size=len(games))
         planes = np.ascontiguousarray(apply_each(planes, sym))
         mask = apply_policy_each(mask.astype(np.float32), sym, n) > 0.5
-    priors = policy.evaluate(planes.astype(np.float32), mask).priors
-    if symmetric:
+    if symmetry == "average":
+        priors = _average_priors(policy, planes, mask)
+    else:
+        priors = policy.evaluate(planes.astype(np.float32), mask).priors
+    if symmetry == "random":
         priors = invert_policy_each(priors, sym, n)
     locs = np.full(len(games), PASS, dtype=np.int64)
     best = np.full(len(games), PASS, dtype=np.int64)
@@ -141,6 +150,17 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
     return Moves(locs, planes, mask, best, p_best, sym)
 
 
+def _average_priors(policy, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """float[B, N*N+1]: the mean over the 8 board symmetries of the policy of each position,
+    on the board as played (one network batch of 8 B rows)."""
+    b, n = len(planes), planes.shape[-1]
+    ks = np.tile(np.arange(N_SYMMETRIES), b)
+    rows = np.ascontiguousarray(apply_each(np.repeat(planes, N_SYMMETRIES, axis=0), ks))
+    masks = apply_policy_each(np.repeat(mask, N_SYMMETRIES, axis=0).astype(np.float32), ks, n)
+    priors = policy.evaluate(rows.astype(np.float32), masks > 0.5).priors
+    return invert_policy_each(priors, ks, n).reshape(b, N_SYMMETRIES, -1).mean(axis=1)
+
+
 @dataclass
 class GamesJob:
     pairs: list                      # [(black network, white network)] one per game
@@ -157,8 +177,12 @@ class GamesJob:
                                      # branch its baseline (play_games; needs sampled_moves >= 0)
     greedy_opponent: bool = False    # only the learner's opponents turn greedy after
                                      # sampled_moves; the learner samples every move
-    symmetric: bool = False          # every move's network call on a random board symmetry, as
-                                     # the engine plays (policy_moves); recorded in that frame
+    symmetry: str | dict = "none"    # how the networks see the board (policy_moves), one mode
+                                     # or {network: mode} (missing: "none"): "none",
+                                     # "random" (recorded in that frame) or "average"; the
+                                     # learner of an "average" job plays on a random symmetry:
+                                     # sampling at temperature 1, the same distribution (the
+                                     # mixture of the 8 policies), with one frame to record
 
     def networks(self) -> set[str]:
         """The networks a worker must hold to play this job."""
@@ -256,7 +280,7 @@ def play_games(nets: dict, job: GamesJob) -> list[GameResult]:
         for name, idx in _by_network(job.pairs, games, active).items():
             temps = [move_temperature(job, name, games[i]) for i in idx]
             chosen = policy_moves(nets[name], [games[i] for i in idx], rng, pos_of, buf, temps,
-                                  symmetric=job.symmetric)
+                                  symmetry=move_symmetry(job, name))
             if name == job.learner:
                 _record(nets, job, [games[i] for i in idx], chosen, pos_of,
                         [rec[i] for i in idx])
@@ -272,6 +296,14 @@ def move_temperature(job: GamesJob, name: str, game: Game) -> float:
     """The temperature network `name` plays its next move of `game` at in `job` (0: greedy)."""
     sampled = job.sampled_moves < 0 or game.move_number < job.sampled_moves
     return job.temperature if sampled or (job.greedy_opponent and name == job.learner) else 0.0
+
+
+def move_symmetry(job: GamesJob, name: str) -> str:
+    """How network `name` sees the board in `job` (GamesJob.symmetry)."""
+    mode = job.symmetry.get(name, "none") if isinstance(job.symmetry, dict) else job.symmetry
+    if mode == "average" and name == job.learner:
+        return "random"
+    return mode
 
 
 def _by_network(pairs: list, games: list[Game], active: list[int]) -> dict[str, list[int]]:
@@ -317,7 +349,7 @@ def play_forked_games(nets: dict, job: GamesJob) -> list[GameResult]:
             temps = [job.temperature if games[i].move_number < first or e else 0.0
                      for i, e in zip(idx, explore)]
             chosen = policy_moves(nets[name], [games[i] for i in idx], rng, pos_of, buf, temps,
-                                  avoid_best=explore, symmetric=job.symmetric)
+                                  avoid_best=explore, symmetry=move_symmetry(job, name))
             locs, planes, mask, best, p_best = chosen[:5]
             for k, (i, lc) in enumerate(zip(idx, locs)):
                 if explore[k]:
