@@ -66,13 +66,18 @@ class OnnxEvaluator:
     # -----------------------------------------------------------------------------------------
 
     def evaluate(self, planes: np.ndarray, legal_mask: np.ndarray | None = None,
-                 keys: Sequence[Hashable] | None = None) -> Evaluation:
-        """planes float32[B, C, N, N]; legal_mask bool[B, N*N+1] | None; keys: B position hashes.
+                 keys: Sequence[Hashable] | None = None, *,
+                 symmetry: str | None = None) -> Evaluation:
+        """planes float32[B, C, N, N]; legal_mask bool[B, N*N+1] | None; keys: B position hashes;
+        symmetry: this call's mode (SYMMETRY_MODES) in place of the evaluator's own.
 
         A key must identify everything the planes and the mask depend on (stones, history, side
         to move, ko); positions with equal keys in one cache share one answer.
         """
         batch, n = self._check(planes, legal_mask, keys)
+        mode = self.symmetry if symmetry is None else symmetry
+        if mode not in SYMMETRY_MODES:
+            raise ValueError(f"symmetry must be one of {SYMMETRY_MODES}, got {mode!r}")
         priors = np.empty((batch, n * n + 1), dtype=np.float32)
         values = np.empty(batch, dtype=np.float32)
         own = np.empty((batch, n * n), dtype=np.float32) if self.has_ownership else None
@@ -86,7 +91,7 @@ class OnnxEvaluator:
                 if caching and keys[i] in first_row:
                     same_as[i] = first_row[keys[i]]
                     continue
-                hit = self._cache_get(keys[i]) if caching else None
+                hit = self._cache_get(keys[i], mode) if caching else None
                 if hit is None:
                     todo.append(i)
                     if caching:
@@ -97,15 +102,15 @@ class OnnxEvaluator:
                             f[i] = h
         if todo:
             mask = None if legal_mask is None else np.asarray(legal_mask, dtype=bool)[todo]
-            computed = self._compute(np.asarray(planes)[todo], mask, n)
+            computed = self._compute(np.asarray(planes)[todo], mask, n, mode)
             for f, c in zip(fields, computed):
                 if f is not None:
                     f[todo] = c
             if keys is not None:
                 with self._lock:
                     for i in todo:
-                        self._cache_put(keys[i], tuple(None if f is None else f[i].copy()
-                                                       for f in fields))
+                        self._cache_put(keys[i], mode, tuple(None if f is None else
+                                                             f[i].copy() for f in fields))
         for i, j in same_as.items():
             for f in fields:
                 if f is not None:
@@ -132,10 +137,10 @@ class OnnxEvaluator:
             raise ValueError(f"{len(keys)} keys for {batch} positions")
         return batch, n
 
-    def _cache_get(self, key: Hashable) -> tuple | None:
+    def _cache_get(self, key: Hashable, mode: str) -> tuple | None:
         if self.cache_size <= 0:
             return None
-        full = (key, self.symmetry, self.temperature)
+        full = (key, mode, self.temperature)
         hit = self._cache.get(full)
         if hit is None:
             self.cache_misses += 1
@@ -144,28 +149,28 @@ class OnnxEvaluator:
         self.cache_hits += 1
         return hit
 
-    def _cache_put(self, key: Hashable, entry: tuple) -> None:
+    def _cache_put(self, key: Hashable, mode: str, entry: tuple) -> None:
         """entry: this position's (priors, value, ownership or None, score or None)."""
         if self.cache_size <= 0:
             return
-        self._cache[(key, self.symmetry, self.temperature)] = entry
+        self._cache[(key, mode, self.temperature)] = entry
         while len(self._cache) > self.cache_size:
             self._cache.popitem(last=False)
 
-    def _symmetries(self, batch: int) -> np.ndarray:
+    def _symmetries(self, batch: int, mode: str) -> np.ndarray:
         """[B, S] symmetry indices for each position: S = 8 (average) or 1."""
-        if self.symmetry == "average":
+        if mode == "average":
             return np.tile(np.arange(symmetry.N_SYMMETRIES), (batch, 1))
-        if self.symmetry == "none":
+        if mode == "none":
             return np.zeros((batch, 1), dtype=np.int64)
         with self._lock:
             return self._rng.integers(0, symmetry.N_SYMMETRIES, size=(batch, 1))
 
-    def _compute(self, planes: np.ndarray, mask: np.ndarray | None, n: int) -> tuple:
-        """Run the net on B positions: (priors float32[B, N*N+1], value float32[B],
-        ownership float32[B, N*N] or None, score float32[B] or None)."""
+    def _compute(self, planes: np.ndarray, mask: np.ndarray | None, n: int, mode: str) -> tuple:
+        """Run the net on B positions under symmetry `mode`: (priors float32[B, N*N+1], value
+        float32[B], ownership float32[B, N*N] or None, score float32[B] or None)."""
         batch = planes.shape[0]
-        ks = self._symmetries(batch)                                   # [B, S]
+        ks = self._symmetries(batch, mode)                             # [B, S]
         s = ks.shape[1]
         flat_k = ks.reshape(-1)
         rows = symmetry.apply_each(np.repeat(np.asarray(planes, np.float32), s, axis=0), flat_k)

@@ -146,6 +146,24 @@ def test_average_is_equivariant(files):
         np.testing.assert_allclose(moved.value_stm, base.value_stm, atol=1e-5)
 
 
+def test_a_call_can_take_another_symmetry_and_caches_it_apart(files):
+    """evaluate(symmetry=...): one call in another mode answers as an evaluator made in that
+    mode, and a cached answer of one mode is not served to the other."""
+    x, mask = _planes(17, b=2, seed=9), _mask(2)
+    ev = OnnxEvaluator(files["zero"], symmetry="none", cache_size=8)
+    avg = OnnxEvaluator(files["zero"], symmetry="average").evaluate(x, mask)
+    plain = ev.evaluate(x, mask, keys=["a", "b"])
+    got = ev.evaluate(x, mask, keys=["a", "b"], symmetry="average")
+    np.testing.assert_allclose(got.priors, avg.priors, atol=1e-6)
+    np.testing.assert_allclose(got.value_stm, avg.value_stm, atol=1e-6)
+    assert not np.allclose(got.priors, plain.priors, atol=1e-6)
+    assert (ev.runs, ev.cache_hits) == (2, 0)
+    np.testing.assert_array_equal(ev.evaluate(x, mask, keys=["a", "b"]).priors, plain.priors)
+    assert ev.cache_hits == 2
+    with pytest.raises(ValueError, match="symmetry"):
+        ev.evaluate(x, mask, symmetry="mirror")
+
+
 def test_random_symmetry_is_one_of_the_eight_and_seeded(files):
     x = _planes(17, b=4, seed=7)
     plain = OnnxEvaluator(files["zero"], symmetry="none")

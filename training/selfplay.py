@@ -118,8 +118,8 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
         sym = rng.integers(0, N_SYMMETRIES, size=len(games))
         planes = np.ascontiguousarray(apply_each(planes, sym))
         mask = apply_policy_each(mask.astype(np.float32), sym, n) > 0.5
-    if symmetry == "average":
-        priors = _average_priors(policy, planes, mask)
+    if symmetry == "average":     # the evaluator's own mean over the 8 (models.OnnxEvaluator)
+        priors = policy.evaluate(planes.astype(np.float32), mask, symmetry="average").priors
     else:
         priors = policy.evaluate(planes.astype(np.float32), mask).priors
     if symmetry == "random":
@@ -148,17 +148,6 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
             p = p / s if s > 0 else np.where(np.arange(len(c)) == b, 0.0, 1.0 / (len(c) - 1))
         locs[i] = c[int(rng.choice(len(c), p=p))]
     return Moves(locs, planes, mask, best, p_best, sym)
-
-
-def _average_priors(policy, planes: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """float[B, N*N+1]: the mean over the 8 board symmetries of the policy of each position,
-    on the board as played (one network batch of 8 B rows)."""
-    b, n = len(planes), planes.shape[-1]
-    ks = np.tile(np.arange(N_SYMMETRIES), b)
-    rows = np.ascontiguousarray(apply_each(np.repeat(planes, N_SYMMETRIES, axis=0), ks))
-    masks = apply_policy_each(np.repeat(mask, N_SYMMETRIES, axis=0).astype(np.float32), ks, n)
-    priors = policy.evaluate(rows.astype(np.float32), masks > 0.5).priors
-    return invert_policy_each(priors, ks, n).reshape(b, N_SYMMETRIES, -1).mean(axis=1)
 
 
 @dataclass
