@@ -161,3 +161,23 @@ def test_shards_without_targets_refuse_the_heads(tmp_path):
     with pytest.raises(ValueError, match="value-data"):
         train(TrainConfig(kind="value", steps=1, heads=("ownership",), threads=1), tmp_path,
               tmp_path / "run", log=lambda m: None)
+
+
+def test_net_size_options_build_the_net_they_name(tmp_path):
+    """`--net-filters` / `--net-layers` replace the preset's width and depth: the checkpoint's
+    net and the exported ONNX file are that net, and its trunk has that many convolutions."""
+    data = tmp_path / "vdata"
+    run("value-data", "--out", data, "--size", 5, "--games", 12, "--positions-per-game", 3,
+        "--heldout-fraction", 0.25, "--batch-games", 12, "--workers", 0)
+    out = tmp_path / "run"
+    run("value", "--data-dir", data, "--out", out, "--steps", 2, "--batch-size", 8,
+        "--eval-every", 2, "--eval-positions", 16, "--threads", 1, "--heads", "none",
+        "--net-filters", 12, "--net-layers", 4)
+    net, _ = nets.load_checkpoint(out / "checkpoint.pt")
+    assert (net.config["filters"], net.config["layers"]) == (12, 4)
+    convs = [m for m in net.trunk if isinstance(m, torch.nn.Conv2d)]
+    assert len(convs) == 3 and all(c.out_channels == 12 for c in convs)   # layers 1..L-1
+    got = OnnxEvaluator(out / "value.onnx", kind="value").evaluate(
+        np.zeros((1, 49, 5, 5), dtype=np.float32))
+    assert got.value_stm.shape == (1,)
+    assert json.loads((out / "train_config.json").read_text())["net_filters"] == 12

@@ -30,6 +30,8 @@ class TrainConfig:
     kind: str = "policy"            # policy: cross-entropy on the human move; value: MSE on z;
                                     # zero: both, on the dual-head 17-plane net
     preset: str = "cpu"             # training.nets.PRESETS
+    net_filters: int | None = None  # the preset's filters per layer, overridden
+    net_layers: int | None = None   # the preset's layers (policy, value) or residual blocks (zero)
     steps: int = 100_000            # minibatches
     batch_size: int = 64            # AlphaGo: 16 (policy), 32 (value)
     optimizer: str = "adam"         # "sgd": the paper's plain SGD; "adam": a modern default
@@ -59,6 +61,17 @@ class TrainConfig:
     compile: bool = False           # torch.compile the net (inductor; needs a C compiler)
 
 AUX_HEADS = ("ownership", "score")
+
+
+def size_args(cfg: TrainConfig) -> dict:
+    """The net's constructor arguments for `cfg.net_filters` / `cfg.net_layers` (none: the
+    preset's)."""
+    args = {}
+    if cfg.net_filters is not None:
+        args["filters"] = cfg.net_filters
+    if cfg.net_layers is not None:
+        args["blocks" if cfg.kind == "zero" else "layers"] = cfg.net_layers
+    return args
 
 
 def head_args(cfg: TrainConfig) -> dict:
@@ -350,7 +363,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
         if resume:
             log("no checkpoint to resume from; starting fresh")
         torch.manual_seed(cfg.seed)
-        net = nets.build(cfg.kind, cfg.preset, planes=planes, **head_args(cfg))
+        net = nets.build(cfg.kind, cfg.preset, planes=planes, **size_args(cfg), **head_args(cfg))
         if cfg.init_from:
             log(f"trunk initialised from {cfg.init_from}: {init_trunk_from(net, cfg.init_from)} tensors")
         net = net.to(device)

@@ -165,7 +165,7 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
          max_games, train_limit, filters, init_from=None, device="cpu", loader_workers=0,
          heads=(), ownership_weight=TrainConfig.ownership_weight,
          score_weight=TrainConfig.score_weight, precision="auto", channels_last=True,
-         judge_playouts=PLAYOUTS, build_workers=1):
+         judge_playouts=PLAYOUTS, build_workers=1, net_filters=None, net_layers=None):
     if not sgf and not (data_dir and (Path(data_dir) / "dataset.json").exists()):
         raise click.UsageError("give at least one --sgf file, directory or archive, or a --data-dir "
                                "that holds a built dataset (engine-train value-data)")
@@ -184,7 +184,8 @@ def _run(kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_
         # both heads lowered the held-out value MSE on 9x9 self-play (docs/algorithms.md §4.3);
         # on human games they learn from the counted games (aux_mask)
         heads = AUX_HEADS if {"own", "score"} <= set(data_meta.get("targets", ())) else ()
-    cfg = TrainConfig(kind=kind, preset=preset, steps=steps, batch_size=batch_size,
+    cfg = TrainConfig(kind=kind, preset=preset, net_filters=net_filters, net_layers=net_layers,
+                      steps=steps, batch_size=batch_size,
                       optimizer=optimizer, lr=lr, lr_halve_every=lr_halve_every,
                       eval_every=eval_every, eval_positions=eval_positions,
                       checkpoint_every=checkpoint_every, threads=threads,
@@ -216,6 +217,11 @@ def common_options(default_ppg, default_batch, default_steps):
             click.option("--out", required=True, help="run directory (checkpoints, curves, ONNX)"),
             click.option("--data-dir", default=None, help="dataset shards (default OUT/data)"),
             click.option("--preset", default="cpu", show_default=True, type=click.Choice(["cpu", "paper"])),
+            click.option("--net-filters", default=None, type=click.IntRange(1),
+                         help="filters of each convolution [default: the preset's]"),
+            click.option("--net-layers", default=None, type=click.IntRange(2),
+                         help="convolution layers (policy, value; AlphaGo's L) or residual "
+                              "blocks (zero) [default: the preset's]"),
             click.option("--steps", default=default_steps, show_default=True, type=click.IntRange(1)),
             click.option("--batch-size", default=default_batch, show_default=True, type=click.IntRange(1)),
             click.option("--optimizer", default="adam", show_default=True, type=click.Choice(["adam", "sgd"]),
@@ -256,7 +262,7 @@ def common_options(default_ppg, default_batch, default_steps):
               type=click.Choice(["policy", "zero"]),
               help="policy: AlphaGo's SL policy (48 planes); zero: the 17-plane dual-head net "
                    "trained on the human moves and outcomes")
-def sl_command(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+def sl_command(net_kind, sgf, out, data_dir, preset, net_filters, net_layers, steps, batch_size, optimizer, lr, lr_halve_every,
                eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                positions_per_game, max_games, train_limit, init_from, device, loader_workers,
                build_workers, min_rank, sizes, max_handicap, min_moves, komi_range, precision,
@@ -268,7 +274,7 @@ def sl_command(net_kind, sgf, out, data_dir, preset, steps, batch_size, optimize
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
          loader_workers, precision=precision, channels_last=channels_last,
-         build_workers=build_workers)
+         build_workers=build_workers, net_filters=net_filters, net_layers=net_layers)
 
 
 AUTO_HEADS = "auto"
@@ -298,7 +304,7 @@ def parse_heads(ctx, param, value: str):
 @click.option("--judge-playouts", default=PLAYOUTS, show_default=True, type=click.IntRange(1),
               help="playouts of the dead-stone judgement of each counted game's final position "
                    "(--sgf: the heads' targets)")
-def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
+def value_command(sgf, out, data_dir, preset, net_filters, net_layers, steps, batch_size, optimizer, lr, lr_halve_every,
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                   positions_per_game, max_games, train_limit, init_from, device, loader_workers,
                   build_workers, min_rank, sizes, max_handicap, min_moves, komi_range, heads, ownership_weight,
@@ -310,4 +316,4 @@ def value_command(sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, 
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
          loader_workers, heads, ownership_weight, score_weight, precision, channels_last,
-         judge_playouts, build_workers)
+         judge_playouts, build_workers, net_filters, net_layers)
