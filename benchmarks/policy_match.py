@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from goengine.training.selfplay import SYMMETRY_MODES
+from goengine.models.onnx_evaluator import SYMMETRY_MODES
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 from match_games import play_games  # benchmarks/match_games.py, beside this script
 
@@ -34,11 +34,10 @@ from match_games import play_games  # benchmarks/match_games.py, beside this scr
               type=click.Choice(SYMMETRY_MODES),
               help="how the networks see the board: none (as played), random (a random one of "
                    "the 8 board symmetries per network call, as engine-gtp's searches "
-                   "evaluate) or average (the mean of the 8, as engine-gtp's policy player "
-                   "plays)")
+                   "evaluate) or average (the mean of the 8: deterministic)")
 @click.option("--second-symmetry", default=None, type=click.Choice(SYMMETRY_MODES),
               help="the second network's own --symmetry (default: --symmetry), e.g. the "
-                   "policy player averaging the 8 against one on a random symmetry")
+                   "network averaging the 8 against one on a random symmetry")
 @click.option("--games-per-job", default=25, show_default=True, type=int)
 @click.option("--seed", default=0, show_default=True, type=int)
 @worker_options

@@ -196,7 +196,7 @@ def test_symmetric_games_record_each_move_where_the_network_saw_it(tiny, symmetr
     assert (len(set(ks)) > 4) if symmetry != "none" else set(ks) == {0}
 
 
-def test_average_games_play_the_engine_policy_players_move(tiny):
+def test_average_games_play_the_evaluators_averaged_move(tiny):
     """`symmetry="average"`: every greedy move is the most probable candidate of the mean of the
     8 symmetries' policies, as the engine's evaluator computes it (OnnxEvaluator "average"), and
     it differs from the board as played's in some positions of these games (the tiny network is

@@ -61,6 +61,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from goengine.models.metadata import PLANES
+from goengine.models.onnx_evaluator import SYMMETRY_MODES
 from goengine.models.store import default_path
 from goengine.training import nets
 from goengine.training.curves import append_row, save_figure
@@ -69,7 +70,7 @@ from goengine.training.game_shards import GameShards
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
 from goengine.training.precision import autocast as precision_autocast, precision_options, \
     resolve as resolve_precision
-from goengine.training.selfplay import POLICY_FEATURES, SYMMETRY_MODES
+from goengine.training.selfplay import POLICY_FEATURES
 from goengine.training.zero_selfplay import default_sampled_moves
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 
@@ -99,7 +100,7 @@ class RLConfig:
                                     # sampling: the play the greedy checks measure
     pfsp: float = 0.0               # p: opponents drawn with weight (1 - win rate)^p (0: uniform)
     symmetry: str = "none"          # how the networks of the training and check games see the
-                                    # board (training.selfplay.SYMMETRY_MODES)
+                                    # board (models.onnx_evaluator.SYMMETRY_MODES)
     ema: float = 0.0                # decay per update of the weights' moving average, the network
                                     # the checks, the pool and policy.onnx use (0: the raw weights)
     move_cap: int = 0               # moves before a game is scored as it stands (0: 2 N^2)
@@ -615,7 +616,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
               help="how the networks of the training and check games see the board: none (as "
               "played), random (a random one of the 8 board symmetries per network call, as "
               "engine-gtp's searches evaluate; recorded in that frame, so the update is exact) "
-              "or average (the mean of the 8, as engine-gtp's policy player plays; the learner "
+              "or average (the mean of the 8, deterministic; the learner "
               "samples on a random symmetry, the same distribution at temperature 1): a policy "
               "trained on one orientation learns lines that hold there only")
 @click.option("--ema", default=RLConfig.ema, show_default=True, type=click.FloatRange(0, 0.9999),

@@ -38,10 +38,9 @@ from goengine.engine.rules import Rules
 from goengine.engine.search.leaves import candidate_moves
 from goengine.engine.symmetry import (N_SYMMETRIES, apply_each, apply_policy_each,
                                       invert_policy_each, permutations)
-from goengine.models.onnx_evaluator import OnnxEvaluator
+from goengine.models.onnx_evaluator import SYMMETRY_MODES, OnnxEvaluator
 
 POLICY_FEATURES = "alphago48"
-SYMMETRY_MODES = ("none", "random", "average")
 VALUE_FEATURES = "alphago49"
 KOMI = 7.5
 
@@ -97,7 +96,7 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
     policy trained on one orientation learns lines that hold in that orientation only):
     "none" as played; "random" on a random one of the 8 board symmetries per position, as the
     engine's searches evaluate, the planes and mask returned in that frame (`Moves.frame_pos`);
-    "average" the mean of the policies of all 8, as the engine's policy player plays (its most
+    "average" the mean of the policies of all 8 (the evaluator's own "average": its most
     probable move does not depend on a draw; the planes and mask returned are the board as
     played). The games are not changed."""
     n = games[0].size
