@@ -13,12 +13,8 @@ import csv
 from pathlib import Path
 
 import click
-import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from goengine.training.curves import save_figure  # noqa: E402
+from goengine.training.plots import save_figure, subplots
 
 PANELS = (("value_loss", "value loss"), ("policy_loss", "policy loss"),
           ("ownership_mse", "ownership MSE per point"), ("score_mae", "score MAE (points)"))
@@ -41,7 +37,7 @@ def main(curves, out):
         if not sep:
             raise click.BadParameter(f"{arg!r}: expected LABEL=CURVE_CSV")
         runs.append((label, read_curve(Path(path))))
-    fig, axes = plt.subplots(1, len(PANELS), figsize=(4 * len(PANELS), 3.2))
+    fig, axes = subplots(1, len(PANELS), figsize=(4 * len(PANELS), 3.2))
     for ax, (key, title) in zip(axes, PANELS):
         for label, curve in runs:
             ax.plot(curve["generation"], curve[key], label=label)
@@ -49,7 +45,6 @@ def main(curves, out):
         ax.set_xlabel("generation")
     axes[0].legend()
     save_figure(fig, Path(out))
-    plt.close(fig)
     print(f"wrote {out}")
 
 

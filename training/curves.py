@@ -3,7 +3,6 @@ killed run keeps its curve and a resumed one continues it."""
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 
 
@@ -26,12 +25,3 @@ def append_row(path: Path, fields: list[str], row: dict) -> None:
         if new:
             w.writeheader()
         w.writerow({k: row.get(k, "") for k in fields})
-
-
-def save_figure(fig, png_path: Path) -> None:
-    """Lay out and write a matplotlib figure atomically (temporary file + rename): a plot read
-    while training goes is never half written. The caller closes the figure (pyplot)."""
-    fig.tight_layout()
-    tmp = png_path.with_suffix(".tmp.png")
-    fig.savefig(tmp, dpi=80)
-    os.replace(tmp, png_path)

@@ -33,6 +33,9 @@ from onnx import numpy_helper
 import torch
 from torch import nn
 
+from goengine.engine.board import is_eye
+from goengine.engine.features import FEATURE_SETS, extract
+from goengine.engine.game import Game
 from goengine.models.metadata import (AUX_OUTPUTS, DEFAULT_FEATURE_SET, EXPECTED, INPUT_NAME,
                                      OUTPUT_NAMES, PLANES, POLICY_INDEX, VALUE_PERSPECTIVE,
                                      ModelMetadata)
@@ -224,9 +227,6 @@ def parity_inputs(feature_set: str, planes: int, n: int, rng) -> np.ndarray:
     """float32[4, planes, n, n]: the planes of positions after 0, n*n/8, n*n/4 and n*n/2 random
     legal moves (own eyes left alone), or random 0/1 planes for a plane count that is not
     `feature_set`'s (a test net)."""
-    from goengine.engine.board import is_eye
-    from goengine.engine.features import FEATURE_SETS, extract
-    from goengine.engine.game import Game
     if feature_set not in FEATURE_SETS or PLANES.get(feature_set) != planes:
         return rng.integers(0, 2, (4, planes, n, n)).astype(np.float32)
     out = []

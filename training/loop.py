@@ -19,8 +19,9 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from goengine.training import nets
-from goengine.training.curves import append_row, save_figure
+from goengine.training.curves import append_row
 from goengine.training.dataset import PackedPositions, SizeMix, shard_sizes
+from goengine.training.plots import save_figure, subplots
 from goengine.training.precision import autocast as precision_autocast
 from goengine.training.precision import resolve as resolve_precision
 
@@ -294,14 +295,11 @@ CURVE_FIELDS = ["step", "positions", "train_loss", "train_top1", "heldout_loss",
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     rows = list(csv.DictReader(csv_path.open()))
     if not rows:
         return
     x = [int(r["step"]) for r in rows]
-    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    fig, ax = subplots(1, 2, figsize=(10, 4))
     for key, axis in (("train_loss", 0), ("heldout_loss", 0), ("heldout_mse", 0),
                       ("heldout_own_mse", 0),
                       ("train_top1", 1), ("heldout_top1", 1), ("heldout_top5", 1)):
@@ -316,7 +314,6 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
         a.legend()
         a.grid(alpha=0.3)
     save_figure(fig, png_path)
-    plt.close(fig)
 
 
 def save(net, opt, run_dir: Path, step: int, positions: int, rng, best: dict, cfg: TrainConfig):

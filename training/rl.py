@@ -64,12 +64,13 @@ from goengine.models.metadata import PLANES
 from goengine.models.onnx_evaluator import SYMMETRY_MODES
 from goengine.models.store import default_path
 from goengine.training import nets
-from goengine.training.curves import append_row, save_figure
+from goengine.training.curves import append_row
 from goengine.training.export import export_onnx
 from goengine.training.game_shards import GameShards
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
 from goengine.training.precision import autocast as precision_autocast, precision_options, \
     resolve as resolve_precision
+from goengine.training.plots import save_figure, subplots
 from goengine.training.selfplay import POLICY_FEATURES
 from goengine.training.zero_selfplay import default_sampled_moves
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
@@ -544,11 +545,8 @@ class RLRun:
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     rows = list(csv.DictReader(csv_path.open()))
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = subplots(figsize=(7, 4))
     for key, x_key, label in (("winrate_pool", "iteration", "against the pool opponent"),
                               ("winrate_sl", "updates", "against the SL policy"),
                               ("winrate_sl_greedy", "updates",
@@ -563,7 +561,6 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     ax.legend()
     ax.grid(alpha=0.3)
     save_figure(fig, png_path)
-    plt.close(fig)
 
 
 @click.command("rl")

@@ -50,7 +50,7 @@ from goengine.engine.search.komi import fair_komi
 from goengine.engine.search.network import ZERO_C_PUCT
 from goengine.models.session import CPU, providers
 from goengine.training import nets
-from goengine.training.curves import append_row, save_figure
+from goengine.training.curves import append_row
 from goengine.training.export import export_onnx, with_registry_metadata
 from goengine.training.precision import precision_options, resolve as resolve_precision
 from goengine.training.game_shards import write_atomic
@@ -67,6 +67,7 @@ from goengine.training.zero_shards import (ZeroShards, black_share, calibrated_t
                                            load_generation, load_window, resignation_stats,
                                            window_komi)
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
+from goengine.training.plots import save_figure, subplots
 from goengine.training.zero_train import (STATS, HeadWeights, measure, part_means,
                                           run_steps, save_trainer)
 
@@ -523,11 +524,8 @@ def curve_has(path: Path, generation: int) -> bool:
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     rows = list(csv.DictReader(csv_path.open()))
-    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    fig, ax = subplots(1, 2, figsize=(10, 4))
     for key in ("loss", "value_loss", "policy_loss", "ownership_mse", "fresh_value_loss",
                 "fresh_policy_loss"):
         pts = [(int(r["generation"]), float(r[key])) for r in rows if r.get(key)]
@@ -550,7 +548,6 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     for a in ax:
         a.grid(alpha=0.3)
     save_figure(fig, png_path)
-    plt.close(fig)
 
 
 D = ZeroConfig()

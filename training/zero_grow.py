@@ -38,9 +38,10 @@ import torch
 from tqdm import tqdm
 
 from goengine.training import nets
-from goengine.training.curves import append_row, save_figure
+from goengine.training.curves import append_row
 from goengine.training.export import export_onnx
 from goengine.training.optimizers import build_optimizer
+from goengine.training.plots import save_figure, subplots
 from goengine.training.precision import resolve as resolve_precision
 from goengine.training.zero import ZeroConfig, head_weights
 from goengine.training.zero_shards import Window, load_shards, newest_shards
@@ -196,11 +197,8 @@ def _row(step: int, samples: int, elapsed: float, lr: float, train: dict | None,
 def plot_curve(csv_path: Path, png_path: Path) -> None:
     import csv
 
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     rows = list(csv.DictReader(csv_path.open()))
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    fig, axes = subplots(1, 2, figsize=(10, 4))
     x = [int(r["samples"]) / 1e6 for r in rows]
     for ax, part in zip(axes, ("value_loss", "policy_loss")):
         ax.plot(x, [float(r[part]) for r in rows], "o-", label="held out")
@@ -211,7 +209,6 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
         ax.set_title(part)
         ax.legend()
     save_figure(fig, png_path)
-    plt.close(fig)
 
 
 def grow_run(run_dir: Path, out: Path, cfg: GrowConfig, device: torch.device, log=print) -> dict:

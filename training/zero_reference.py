@@ -26,7 +26,7 @@ import click
 from goengine.match.cli import prepare_sgf_dir
 from goengine.models.session import CPU, providers
 from goengine.match.runner import EngineSpec, Match, MatchConfig
-from goengine.training.curves import save_figure
+from goengine.training.plots import save_figure, subplots
 from goengine.training.zero_int8 import int8_twin
 from goengine.training.zero_registry import GenerationTable
 
@@ -116,10 +116,7 @@ def reference_table(registry_dir) -> GenerationTable:
 
 
 def plot_reference(rows: list[dict], png_path: Path, title: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = subplots(figsize=(6, 4))
     if rows:
         x = [int(r["generation"]) for r in rows]
         y = [float(r["winrate"]) for r in rows]
@@ -133,7 +130,6 @@ def plot_reference(rows: list[dict], png_path: Path, title: str) -> None:
     ax.set_title(title)
     ax.grid(alpha=0.3)
     save_figure(fig, png_path)
-    plt.close(fig)
 
 
 def evaluate(run_dir: Path, generations, size: int, komi: float, cfg: ReferenceConfig,
