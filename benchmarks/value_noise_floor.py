@@ -12,8 +12,9 @@ U at random, s_{U+1}), plays each out K times with the RL policy, and prints
                training measures it (all K endings averaged: the same expectation, less noise)
     excess     mse - floor: what a better network could still remove
 
-overall and by thirds of U (`--draw game`: positions drawn uniformly from whole games, as the
-further positions of `value-data --positions-per-game K` are; by thirds of their move number).
+overall and by thirds of U (`--draw game`: positions drawn uniformly from s_{U+1} to the end of
+the game, as the further positions of `value-data --positions-per-game K` are; by thirds of their
+move number).
 A goal below the floor asks for a sharper policy in the endings (the floor falls as the play that
 decides z becomes less random), not for a better value network.
 
@@ -57,12 +58,12 @@ def starting_positions(nets, job: ValueGamesJob, rng) -> tuple[list[Game], np.nd
 
 
 def uniform_positions(nets, job: ValueGamesJob, rng) -> tuple[list[Game], np.ndarray]:
-    """job.games positions each drawn uniformly from a whole game of the generator (what the
-    K - 1 further positions of `--positions-per-game K` are); returns them and their move
-    numbers."""
+    """job.games positions each drawn uniformly from the RL policy's part of a game of the
+    generator, s_{U+1} to the end (what the K - 1 further positions of `--positions-per-game K`
+    are); returns them and their move numbers."""
     starts, ts = [], []
     for game in play_value_games(nets, replace(job, seed=int(rng.integers(2**31)))):
-        t = int(rng.integers(0, len(game.moves) + 1))
+        t = int(rng.integers(min(game.u, len(game.moves)), len(game.moves) + 1))
         g = Game(job.size, selfplay_rules(job.komi))
         for p in game.moves[:t]:
             g.play(g.to_play, PASS if p == job.size ** 2 else pos_to_loc(int(p), job.size))

@@ -60,6 +60,7 @@ def test_targets_match_the_game_replayed_by_the_rules_core(policies):
         assert own_black.sum() - g.komi == g.score                # Tromp-Taylor: area minus komi
         times = [p.move_number for p in g.positions]
         assert len(times) == 3 == len(set(times)) and min(g.u, len(g.moves)) in times
+        assert min(times) == min(g.u, len(g.moves))         # none before the RL policy plays
         for p in g.positions:
             to_play, planes = snapshots[p.move_number]
             colour = 1 if to_play == BLACK else -1

@@ -10,7 +10,10 @@ random among the candidate moves, then the RL policy (sampled) until two passes 
 A side passes only when it has no candidate move (legal, simple ko, never filling an own true
 eye), so games end with the territory settled and the area ownership of the final position is
 what the game decided. The recorded position is s_{U+1} (after U moves), plus K - 1 more drawn
-uniformly from the game when `positions_per_game` = K > 1 (cheaper per position, correlated).
+uniformly from the rest of the game when `positions_per_game` = K > 1 (cheaper per position,
+correlated). Only positions from s_{U+1} on: the RL policy plays every move of their ending, so
+each z is a sample of the RL policy's value as s_{U+1}'s is; an earlier position's ending would
+hold SL moves and the random move U, a target no value of the RL policy predicts.
 
 Each recorded position carries, for the side to move in it:
   z       +1 / -1 / 0: the sign of the final area score (Tromp-Taylor, komi included);
@@ -140,8 +143,9 @@ def _finished(job: ValueGamesJob, game: Game, u: int, moves: list[int], rng) -> 
     score = game.area_score()
     owner = game.ownership().reshape(-1)
     own_black = (owner == BLACK).astype(np.int8) - (owner == WHITE).astype(np.int8)
-    at = {min(u, total)}                                 # s_{U+1}, or the end of a short game
-    extra = [t for t in range(total + 1) if t not in at]
+    start = min(u, total)                                # s_{U+1}, or the end of a short game
+    at = {start}
+    extra = list(range(start + 1, total + 1))            # the RL policy's part of the game
     k = min(job.positions_per_game - 1, len(extra))
     if k > 0:
         at.update(int(t) for t in rng.choice(extra, size=k, replace=False))
