@@ -4,6 +4,7 @@ import csv
 import json
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -13,7 +14,8 @@ torch = pytest.importorskip("torch")
 from goengine.engine.features import FEATURE_SETS  # noqa: E402
 from goengine.training.curves import append_row  # noqa: E402
 from goengine.training.dataset import PackedPositions  # noqa: E402
-from goengine.training.loop import CURVE_FIELDS  # noqa: E402
+from goengine.training.loop import CURVE_FIELDS, plot_curve  # noqa: E402
+from matplotlib.image import imread  # noqa: E402
 from goengine.training.selfplay_value import SelfPlayValue, SelfPlayValueConfig  # noqa: E402
 
 COLOUR_PLANE = 48          # alphago49: the value net's 49th plane, ones when black is to move
@@ -120,3 +122,19 @@ def test_curve_of_an_older_version_is_upgraded(tmp_path):
     append_row(path, CURVE_FIELDS, {"step": 2, "heldout_by_size": "mse_9=0.5"})
     rows = list(csv.DictReader(path.open()))
     assert [r["step"] for r in rows] == ["1", "2"] and rows[1]["heldout_by_size"] == "mse_9=0.5"
+
+
+@pytest.mark.parametrize("filled, panels", [
+    ({"train_loss": "0.9", "heldout_mse": "0.5", "heldout_score_mae": "12.5"}, 2),  # value run
+    ({"train_loss": "2.1", "heldout_top1": "0.4", "heldout_top5": "0.7"}, 2),       # policy run
+    ({"train_loss": "0.9"}, 1),
+])
+def test_curve_plot_draws_only_filled_panels(tmp_path, filled, panels):
+    path = tmp_path / "curve.csv"
+    for step in (1000, 2000):
+        append_row(path, CURVE_FIELDS, {"step": step, **filled})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")        # an empty panel's legend warns
+        plot_curve(path, tmp_path / "curve.png")
+    height, width = imread(tmp_path / "curve.png").shape[:2]
+    assert width == 400 * panels and height == 320                 # 5 x 4 inches a panel at 80 dpi

@@ -30,7 +30,6 @@ held-out figures under the kind's `int8` entry; the engine loads the twin on a C
 """
 from __future__ import annotations
 
-import csv
 import json
 import shutil
 from pathlib import Path
@@ -43,6 +42,7 @@ from goengine.models.names import MODEL_FILES, RL_POLICY_FILE, SIZED_MODEL_FILES
 from goengine.models.session import load_session
 from goengine.models.store import BUNDLED_DIR, forget, record
 from goengine.training import nets
+from goengine.training.curves import read_rows
 from goengine.training.evaluate import evaluate_collection
 from goengine.training.export import export_onnx
 from goengine.training.game_shards import write_atomic
@@ -146,7 +146,7 @@ def bundle_rl_policy(run_dir: Path, out_dir: Path, heldout, positions: int) -> d
     if not all(path.is_file() for path in (src, config_path, curve)):
         raise click.UsageError(f"{run_dir}: not a finished engine-train rl run (policy.onnx, "
                                f"rl_config.json and curve.csv)")
-    rows = list(csv.DictReader(curve.open()))
+    rows = read_rows(curve)
     out = out_dir / RL_POLICY_FILE
     write_atomic(out, lambda tmp: shutil.copyfile(src, tmp))
     figures = evaluate_collection(out, [heldout], max_positions=positions) if heldout else {}

@@ -6,6 +6,12 @@ import csv
 from pathlib import Path
 
 
+def read_rows(path: Path) -> list[dict]:
+    """The rows of the curve at `path` (file closed before returning)."""
+    with Path(path).open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
 def append_row(path: Path, fields: list[str], row: dict) -> None:
     """Append `row` to the CSV at `path` (fields it lacks stay empty), writing the header when
     the file is new; a file with other columns (written by an older version) is rewritten with

@@ -6,7 +6,6 @@ atomically every `checkpoint_every` steps; `--resume` continues where it stopped
 """
 from __future__ import annotations
 
-import csv
 import json
 import math
 import time
@@ -19,7 +18,7 @@ from torch.nn import functional as F
 from tqdm import tqdm
 
 from goengine.training import nets
-from goengine.training.curves import append_row
+from goengine.training.curves import append_row, read_rows
 from goengine.training.dataset import PackedPositions, SizeMix, shard_sizes
 from goengine.training.plots import save_figure, subplots
 from goengine.training.precision import autocast as precision_autocast
@@ -294,23 +293,29 @@ CURVE_FIELDS = ["step", "positions", "train_loss", "train_top1", "heldout_loss",
                 "heldout_own_mse", "heldout_score_mae"]
 
 
+CURVE_PANELS = [("loss", ("train_loss", "heldout_loss", "heldout_mse", "heldout_own_mse")),
+                ("accuracy", ("train_top1", "heldout_top1", "heldout_top5")),
+                ("score MAE (points)", ("heldout_score_mae",))]
+
+
 def plot_curve(csv_path: Path, png_path: Path) -> None:
-    rows = list(csv.DictReader(csv_path.open()))
+    rows = read_rows(csv_path)
     if not rows:
         return
     x = [int(r["step"]) for r in rows]
-    fig, ax = subplots(1, 2, figsize=(10, 4))
-    for key, axis in (("train_loss", 0), ("heldout_loss", 0), ("heldout_mse", 0),
-                      ("heldout_own_mse", 0),
-                      ("train_top1", 1), ("heldout_top1", 1), ("heldout_top5", 1)):
-        pts = [(xi, float(r[key])) for xi, r in zip(x, rows) if r.get(key)]
-        if pts:
-            ax[axis].plot(*zip(*pts), label=key)
-    ax[0].set_xlabel("step")
-    ax[0].set_title("loss")
-    ax[1].set_xlabel("step")
-    ax[1].set_title("accuracy")
-    for a in ax:
+    panels = [(title, lines) for title, keys in CURVE_PANELS
+              if (lines := [(key, pts) for key in keys
+                            if (pts := [(xi, float(r[key])) for xi, r in zip(x, rows)
+                                        if r.get(key)])])]
+    if not panels:
+        return
+    # A policy run fills loss and accuracy, a value run loss and score: no empty panel either way.
+    fig, ax = subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    for a, (title, lines) in zip(ax[0], panels):
+        for key, pts in lines:
+            a.plot(*zip(*pts), label=key)
+        a.set_xlabel("step")
+        a.set_title(title)
         a.legend()
         a.grid(alpha=0.3)
     save_figure(fig, png_path)

@@ -46,7 +46,6 @@ the games go to `games/` as game shards (`training.game_shards`, one per iterati
 from __future__ import annotations
 
 import copy
-import csv
 import json
 import time
 from dataclasses import asdict, dataclass
@@ -64,7 +63,7 @@ from goengine.models.metadata import PLANES
 from goengine.models.onnx_evaluator import SYMMETRY_MODES
 from goengine.models.store import default_path
 from goengine.training import nets
-from goengine.training.curves import append_row
+from goengine.training.curves import append_row, read_rows
 from goengine.training.export import export_onnx
 from goengine.training.game_shards import GameShards
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
@@ -545,7 +544,7 @@ class RLRun:
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
-    rows = list(csv.DictReader(csv_path.open()))
+    rows = read_rows(csv_path)
     fig, ax = subplots(figsize=(7, 4))
     for key, x_key, label in (("winrate_pool", "iteration", "against the pool opponent"),
                               ("winrate_sl", "updates", "against the SL policy"),

@@ -50,7 +50,7 @@ from goengine.engine.search.komi import fair_komi
 from goengine.engine.search.network import ZERO_C_PUCT
 from goengine.models.session import CPU, providers
 from goengine.training import nets
-from goengine.training.curves import append_row
+from goengine.training.curves import append_row, read_rows
 from goengine.training.export import export_onnx, with_registry_metadata
 from goengine.training.precision import precision_options, resolve as resolve_precision
 from goengine.training.game_shards import write_atomic
@@ -524,7 +524,7 @@ def curve_has(path: Path, generation: int) -> bool:
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
-    rows = list(csv.DictReader(csv_path.open()))
+    rows = read_rows(csv_path)
     fig, ax = subplots(1, 2, figsize=(10, 4))
     for key in ("loss", "value_loss", "policy_loss", "ownership_mse", "fresh_value_loss",
                 "fresh_policy_loss"):

@@ -38,7 +38,7 @@ import torch
 from tqdm import tqdm
 
 from goengine.training import nets
-from goengine.training.curves import append_row
+from goengine.training.curves import append_row, read_rows
 from goengine.training.export import export_onnx
 from goengine.training.optimizers import build_optimizer
 from goengine.training.plots import save_figure, subplots
@@ -195,9 +195,7 @@ def _row(step: int, samples: int, elapsed: float, lr: float, train: dict | None,
 
 
 def plot_curve(csv_path: Path, png_path: Path) -> None:
-    import csv
-
-    rows = list(csv.DictReader(csv_path.open()))
+    rows = read_rows(csv_path)
     fig, axes = subplots(1, 2, figsize=(10, 4))
     x = [int(r["samples"]) / 1e6 for r in rows]
     for ax, part in zip(axes, ("value_loss", "policy_loss")):
