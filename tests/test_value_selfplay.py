@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from goengine.engine.features import FEATURE_SETS  # noqa: E402
-from goengine.training.curves import append_row  # noqa: E402
+from goengine.training.curves import append_row, read_rows  # noqa: E402
 from goengine.training.dataset import PackedPositions  # noqa: E402
 from goengine.training.loop import CURVE_FIELDS, plot_curve  # noqa: E402
 from matplotlib.image import imread  # noqa: E402
@@ -120,7 +120,7 @@ def test_curve_of_an_older_version_is_upgraded(tmp_path):
     old = [f for f in CURVE_FIELDS if f != "heldout_by_size"]
     path.write_text(",".join(old) + "\n" + ",".join("1" if f == "step" else "" for f in old) + "\n")
     append_row(path, CURVE_FIELDS, {"step": 2, "heldout_by_size": "mse_9=0.5"})
-    rows = list(csv.DictReader(path.open()))
+    rows = read_rows(path)
     assert [r["step"] for r in rows] == ["1", "2"] and rows[1]["heldout_by_size"] == "mse_9=0.5"
 
 

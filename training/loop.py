@@ -303,10 +303,13 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     if not rows:
         return
     x = [int(r["step"]) for r in rows]
-    panels = [(title, lines) for title, keys in CURVE_PANELS
-              if (lines := [(key, pts) for key in keys
-                            if (pts := [(xi, float(r[key])) for xi, r in zip(x, rows)
-                                        if r.get(key)])])]
+    panels = []
+    for title, keys in CURVE_PANELS:
+        lines = [(key, [(xi, float(r[key])) for xi, r in zip(x, rows) if r.get(key)])
+                 for key in keys]
+        lines = [(key, pts) for key, pts in lines if pts]
+        if lines:
+            panels.append((title, lines))
     if not panels:
         return
     # A policy run fills loss and accuracy, a value run loss and score: no empty panel either way.
