@@ -262,7 +262,7 @@ class Clock:
         elif sysname == "simple":
             s.in_overtime = True
             s.period_left = t
-        elif sysname == "byoyomi":
+        elif sysname in ("byoyomi", "canadian"):
             if n == 0 and self.main_time > 0:
                 s.main_left = t
                 s.in_overtime = False
@@ -271,17 +271,11 @@ class Clock:
                 s.in_overtime = True
                 # N == 0 without main time: a fresh period (0 s would be a controller glitch)
                 s.period_left = t if (n > 0 or t > 0) else self.period_time
-                s.periods_left = min(n, self.periods) if n > 0 else self.periods
-        elif sysname == "canadian":
-            if n == 0 and self.main_time > 0:
-                s.main_left = t
-                s.in_overtime = False
-            else:
-                s.main_left = 0.0
-                s.in_overtime = True
-                # N == 0 without main time: a fresh period (0 s would be a controller glitch)
-                s.period_left = t if (n > 0 or t > 0) else self.period_time
-                s.stones_left = min(n, self.stones) if n > 0 else self.stones
+                # N counts the periods left in byo-yomi, the stones still to play in Canadian
+                if sysname == "byoyomi":
+                    s.periods_left = min(n, self.periods) if n > 0 else self.periods
+                else:
+                    s.stones_left = min(n, self.stones) if n > 0 else self.stones
         self._state[c] = s
 
     def settings(self) -> tuple:
