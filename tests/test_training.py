@@ -118,6 +118,19 @@ def test_eval_on_held_out_shards_agrees_with_the_training_run(small_run):
     assert float(last[1]) == pytest.approx(float(rows[-1]["heldout_top1"]), abs=1.5 / positions)
 
 
+def test_eval_split_reads_the_training_shards(small_run):
+    """`eval --split train` scores the training positions (every one, as many as the manifest
+    counts), where the default reads the held-out ones: the two figures a run is underfit or
+    overfit by."""
+    stats = json.loads((small_run / "data" / "dataset.json").read_text())["stats"]["positions"]
+    assert stats["train"] != stats["heldout"]
+    for split in ("train", "heldout"):
+        p = run("eval", "--model", small_run / "policy.onnx", "--data-dir", small_run / "data",
+                "--split", split, "--max-positions", 10 ** 6)
+        last = p.stdout.strip().splitlines()[-1].split()
+        assert int(last[5]) == stats[split]
+
+
 @pytest.mark.parametrize("sources", [(), ("--sgf", GAMES, "--data-dir", DATA)])
 def test_eval_wants_one_source(small_run, sources):
     p = subprocess.run(train_cmd("eval", "--model", small_run / "policy.onnx", *sources),

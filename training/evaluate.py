@@ -140,11 +140,13 @@ def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=
 @click.option("--sgf", multiple=True, help="SGF file, directory or archive (repeatable)")
 @click.option("--data-dir", type=click.Path(file_okay=False),
               help="a dataset directory: its held-out shards instead of SGF games")
+@click.option("--split", type=click.Choice(["heldout", "train"]), default="heldout", show_default=True,
+              help="with --data-dir: which shards; train against heldout tells under- from overfitting")
 @click.option("--max-positions", default=20000, show_default=True, type=click.IntRange(1))
 @click.option("--every", default=1, show_default=True, type=click.IntRange(1),
               help="use every k-th move of each game")
 @click.option("--threads", default=2, show_default=True, type=click.IntRange(1))
-def eval_command(model_path, sgf, data_dir, max_positions, every, threads):
+def eval_command(model_path, sgf, data_dir, split, max_positions, every, threads):
     """Held-out accuracy of a policy (top-1/top-5) or MSE of a value net."""
     if not Path(model_path).is_file():
         raise click.BadParameter(f"{model_path}: no such file", param_hint="--model")
@@ -156,7 +158,7 @@ def eval_command(model_path, sgf, data_dir, max_positions, every, threads):
         if not Path(s).exists():
             raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
     try:
-        r = (evaluate_shards(model_path, data_dir, max_positions, threads) if data_dir
+        r = (evaluate_shards(model_path, data_dir, max_positions, threads, split=split) if data_dir
              else evaluate_collection(model_path, sgf, max_positions, every, threads))
     except ModelError as e:  # a bad model file: say so plainly
         raise click.ClickException(str(e)) from None
