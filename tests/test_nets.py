@@ -4,6 +4,7 @@ import pytest
 from goengine.engine import symmetry
 from goengine.training import nets
 from goengine.training.export import run_torch
+from goengine.training.loop import init_from
 
 CASES = [(kind, preset) for kind in nets.KINDS for preset in ("cpu", "paper")]
 
@@ -99,3 +100,52 @@ def test_build_rejects_unknown_names():
         nets.build("rollout", "cpu")
     with pytest.raises(ValueError, match="unknown preset"):
         nets.build("policy", "huge")
+
+
+WIDEN_CASES = [("policy", {}), ("value", dict(ownership=True, score=True)),
+               ("value", dict(head="fc", board_size=9))]
+
+
+@pytest.mark.parametrize("kind,extra", WIDEN_CASES)
+def test_widen_computes_the_same_function(kind, extra):
+    """Net2WiderNet: 8 -> 13 filters, every output (value, ownership, score, policy logits) the
+    same without noise; with the default noise close but the copies no longer identical."""
+    net = nets.build(kind, "cpu", layers=4, filters=8, **extra)
+    x = _planes(net.config["planes"], 9, b=4)
+    exact = nets.widen(net, 13, noise=0.0)
+    assert exact.config["filters"] == 13 and exact.trunk[0].weight.shape[0] == 13
+    for a, b in zip(run_torch(net, x), run_torch(exact, x)):
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+    noisy = nets.widen(net, 13)
+    w = noisy.trunk[2].weight.detach()
+    assert not any(np.allclose(w[j], w[i]) for j in range(8, 13) for i in range(8))
+    for a, b in zip(run_torch(net, x), run_torch(noisy, x)):
+        np.testing.assert_allclose(a, b, rtol=0.1, atol=0.05)
+
+
+def test_widen_refuses_narrowing_and_other_nets():
+    with pytest.raises(ValueError, match="narrower"):
+        nets.widen(nets.build("value", "cpu", layers=4, filters=8), 4)
+    with pytest.raises(ValueError, match="AlphaGo policy or value"):
+        nets.widen(nets.build("zero", "cpu", blocks=1, filters=8), 16)
+
+
+def test_init_from_continues_a_value_net_whole_and_widened(tmp_path):
+    """A value run started from a value checkpoint keeps its heads (not only the trunk) and, from
+    a narrower one, is widened to the same function; from a policy it takes the trunk alone."""
+    value = nets.build("value", "cpu", layers=4, filters=8, ownership=True, score=True)
+    nets.save_checkpoint(value, tmp_path / "value.pt")
+    x = _planes(49, 9, b=4)
+    for filters in (8, 12):
+        net = nets.build("value", "cpu", layers=4, filters=filters, ownership=True, score=True)
+        note = init_from(net, tmp_path / "value.pt")
+        assert ("widened from 8 to 12 filters" in note) == (filters == 12)
+        for a, b in zip(run_torch(value, x), run_torch(net, x)):
+            np.testing.assert_allclose(a, b, rtol=0.1, atol=0.05)
+    policy = nets.build("policy", "cpu", layers=4, filters=8)
+    nets.save_checkpoint(policy, tmp_path / "policy.pt")
+    net = nets.build("value", "cpu", layers=4, filters=8)
+    fresh_fc = net.fc[0].weight.detach().clone()
+    assert init_from(net, tmp_path / "policy.pt") == "6 tensors"
+    np.testing.assert_array_equal(net.fc[0].weight.detach(), fresh_fc)
+    np.testing.assert_array_equal(net.trunk[0].weight.detach()[:, :48], policy.trunk[0].weight.detach())

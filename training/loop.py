@@ -45,7 +45,8 @@ class TrainConfig:
     threads: int = 2                # torch intra-op threads
     seed: int = 1
     train_limit: int | None = None  # load at most this many training positions
-    init_from: str | None = None    # start the trunk from another run's checkpoint (e.g. the SL
+    init_from: str | None = None    # start from another run's checkpoint: all of a net of the
+                                    # same kind (widened when narrower), else its trunk (the SL
                                     # policy's for the value net: the same AlphaGo trunk)
     device: str = "cpu"             # "cpu", "cuda", or "auto" (cuda when torch sees a GPU)
     loader_workers: int = 0         # processes building minibatches (unpacking, symmetries); a
@@ -142,15 +143,22 @@ def _loss(net, kind, planes, move, z, own=None, score=None, mask=None,
     return loss, torch.zeros(()), out
 
 
-def init_trunk_from(net, path) -> int:
-    """Copy the `trunk.*` weights of checkpoint `path` into `net`; a first layer with fewer input
-    planes (48 -> 49) is copied into the leading planes and the rest start at zero. Returns the
-    number of tensors copied."""
-    src = torch.load(path, map_location="cpu", weights_only=True)["state_dict"]
+def init_from(net, path) -> str:
+    """Start `net` from checkpoint `path`; returns what was done, for the log. A net of the same
+    kind and depth gives every weight that fits, heads included, widened first (`nets.widen`,
+    the same function) when it has fewer filters; any other net gives its `trunk.*` weights, a
+    first layer with fewer input planes (48 -> 49) copied into the leading planes and the rest
+    zero."""
+    src_net, _ = nets.load_checkpoint(path)
+    same = all(src_net.config.get(k) == net.config.get(k) for k in ("kind", "layers", "planes"))
+    widened = ""
+    if same and src_net.config["filters"] < net.config["filters"]:
+        widened = f", widened from {src_net.config['filters']} to {net.config['filters']} filters"
+        src_net = nets.widen(src_net, net.config["filters"])
     own = net.state_dict()
     copied = 0
-    for name, t in src.items():
-        if not name.startswith("trunk.") or name not in own:
+    for name, t in src_net.state_dict().items():
+        if not (same or name.startswith("trunk.")) or name not in own:
             continue
         dst = own[name]
         if dst.shape == t.shape:
@@ -163,7 +171,7 @@ def init_trunk_from(net, path) -> int:
             continue
         copied += 1
     net.load_state_dict(own)
-    return copied
+    return f"{copied} tensors{widened}"
 
 
 def resolve_device(name: str) -> torch.device:
@@ -370,7 +378,7 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
         torch.manual_seed(cfg.seed)
         net = nets.build(cfg.kind, cfg.preset, planes=planes, **size_args(cfg), **head_args(cfg))
         if cfg.init_from:
-            log(f"trunk initialised from {cfg.init_from}: {init_trunk_from(net, cfg.init_from)} tensors")
+            log(f"initialised from {cfg.init_from}: {init_from(net, cfg.init_from)}")
         net = net.to(device)
         opt = make_optimizer(net, cfg)
         step, positions, best = 0, 0, {}

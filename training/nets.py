@@ -343,6 +343,52 @@ def with_heads(net: nn.Module, ownership: bool, score: bool) -> nn.Module:
     return grown
 
 
+# Net2Net's symmetry breaking: a copied channel's incoming weights get Gaussian noise of this
+# fraction of their layer's weight standard deviation, or copy and original would learn alike.
+WIDEN_NOISE = 0.01
+
+
+def widen(net: nn.Module, filters: int, noise: float = WIDEN_NOISE, seed: int = 0) -> nn.Module:
+    """A copy of the AlphaGo policy or value net `net` with `filters` trunk filters that computes
+    the same function (Net2WiderNet, Chen, Goodfellow and Shlens 2016): each new channel copies
+    an existing one of the same layer, and the next layer's weights from a channel and its copies
+    are divided among them. With `noise` > 0 the copies' incoming weights are perturbed so that
+    they can part; the outputs then move by about that fraction."""
+    old = net.config["filters"]
+    if net.config["kind"] not in ("policy", "value"):
+        raise ValueError(f"widen: an AlphaGo policy or value net, got {net.config['kind']}")
+    if filters < old:
+        raise ValueError(f"widen: {filters} filters is narrower than the net's {old}")
+    wide = from_config({**net.config, "filters": filters})
+    g = torch.Generator().manual_seed(seed)
+    src = {k: v.detach().clone() for k, v in net.state_dict().items()}
+    out = dict(src)
+    convs = sorted({int(k.split(".")[1]) for k in src if k.startswith("trunk.")})
+    mapping = None          # new channel -> the old channel it copies, of the layer before
+    for i in convs:
+        w, b = src[f"trunk.{i}.weight"], src[f"trunk.{i}.bias"]
+        if mapping is not None:
+            w = w[:, mapping] / torch.bincount(mapping)[mapping].view(1, -1, 1, 1)
+        new = torch.cat([torch.arange(old), torch.randint(0, old, (filters - old,), generator=g)])
+        w, b = w[new].clone(), b[new].clone()
+        w[old:] += noise * w.std() * torch.randn(w[old:].shape, generator=g)
+        out[f"trunk.{i}.weight"], out[f"trunk.{i}.bias"] = w, b
+        mapping = new
+    share = torch.bincount(mapping)[mapping].to(torch.float32)
+
+    def split(w: torch.Tensor) -> torch.Tensor:   # [.., old] columns -> [.., filters], shared
+        return w[:, mapping] / share.view(1, -1, *[1] * (w.dim() - 2))
+
+    for name in ("head.weight", "own_head.weight", "reduce.0.weight"):
+        if name in src:
+            out[name] = split(src[name])
+    if net.config["kind"] == "value" and net.config.get("head") == "pool":
+        w = src["fc.0.weight"]      # [fc, 2k]: the k channel means, then the k channel maxima
+        out["fc.0.weight"] = torch.cat([split(w[:, :old]), split(w[:, old:])], dim=1)
+    wide.load_state_dict(out)
+    return wide
+
+
 def weights_sha256(net: nn.Module) -> str:
     """sha256 over the state dict (sorted names, each tensor's raw bytes): names the weights."""
     h = hashlib.sha256()

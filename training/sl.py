@@ -240,7 +240,9 @@ def common_options(default_ppg, default_batch, default_steps):
             click.option("--max-games", default=None, type=int),
             click.option("--train-limit", default=None, type=int, help="load at most N training positions"),
             click.option("--init-from", default=None, type=click.Path(dir_okay=False, exists=True),
-                         help="start the trunk from this checkpoint (e.g. the SL policy's)"),
+                         help="start from this checkpoint: all of a net of the same kind and depth "
+                              "(widened to --net-filters when narrower), else its trunk (e.g. the "
+                              "SL policy's for a value net)"),
             click.option("--device", default="cpu", show_default=True,
                          help="cpu, cuda (bfloat16 autocast) or auto (cuda when torch sees a GPU)"),
             click.option("--loader-workers", default=0, show_default=True, type=click.IntRange(0),
