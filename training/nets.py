@@ -364,27 +364,28 @@ def widen(net: nn.Module, filters: int, noise: float = WIDEN_NOISE, seed: int = 
     src = {k: v.detach().clone() for k, v in net.state_dict().items()}
     out = dict(src)
     convs = sorted({int(k.split(".")[1]) for k in src if k.startswith("trunk.")})
+
+    def split(w: torch.Tensor, mapping: torch.Tensor) -> torch.Tensor:
+        """Input columns [:, old] -> [:, filters]: a channel's weight divided among its copies."""
+        share = torch.bincount(mapping)[mapping].to(w.dtype)
+        return w[:, mapping] / share.view(1, -1, *[1] * (w.dim() - 2))
+
     mapping = None          # new channel -> the old channel it copies, of the layer before
     for i in convs:
         w, b = src[f"trunk.{i}.weight"], src[f"trunk.{i}.bias"]
         if mapping is not None:
-            w = w[:, mapping] / torch.bincount(mapping)[mapping].view(1, -1, 1, 1)
+            w = split(w, mapping)
         new = torch.cat([torch.arange(old), torch.randint(0, old, (filters - old,), generator=g)])
         w, b = w[new].clone(), b[new].clone()
         w[old:] += noise * w.std() * torch.randn(w[old:].shape, generator=g)
         out[f"trunk.{i}.weight"], out[f"trunk.{i}.bias"] = w, b
         mapping = new
-    share = torch.bincount(mapping)[mapping].to(torch.float32)
-
-    def split(w: torch.Tensor) -> torch.Tensor:   # [.., old] columns -> [.., filters], shared
-        return w[:, mapping] / share.view(1, -1, *[1] * (w.dim() - 2))
-
     for name in ("head.weight", "own_head.weight", "reduce.0.weight"):
         if name in src:
-            out[name] = split(src[name])
+            out[name] = split(src[name], mapping)
     if net.config["kind"] == "value" and net.config.get("head") == "pool":
         w = src["fc.0.weight"]      # [fc, 2k]: the k channel means, then the k channel maxima
-        out["fc.0.weight"] = torch.cat([split(w[:, :old]), split(w[:, old:])], dim=1)
+        out["fc.0.weight"] = torch.cat([split(w[:, :old], mapping), split(w[:, old:], mapping)], dim=1)
     wide.load_state_dict(out)
     return wide
 
