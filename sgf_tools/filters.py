@@ -5,7 +5,7 @@ turns a `FilterConfig` into a list of them, in a fixed order; `apply_filters` ru
 counts the first rejection reason of each rejected game in a `FilterStats`.
 
 Rejection reasons: ``"board size"``, ``"handicap"``, ``"rank"``, ``"no result"``,
-``"no winner"``, ``"komi"``, ``"too short"``, ``"duplicate"``.
+``"no winner"``, ``"time or forfeit"``, ``"komi"``, ``"too short"``, ``"duplicate"``.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
-from .record import GameRecord, parse_rank
+from .record import GameRecord, is_off_board_result, parse_rank
 
 __all__ = ["FilterConfig", "FilterStats", "Filter", "Deduplicator", "build_filters",
            "apply_filters", "KGS_MIN_RANK",
            "size_filter", "handicap_filter", "rank_filter", "result_filter",
-           "winner_filter", "komi_filter", "length_filter"]
+           "winner_filter", "on_board_filter", "komi_filter", "length_filter"]
 
 Filter = Callable[[GameRecord], Optional[str]]
 
@@ -38,6 +38,8 @@ class FilterConfig:
                       `parse_rank` value; an unknown rank fails (None = no check)
     require_result -- RE present and not empty
     require_winner -- RE names a winner (B+... / W+...); draws and unknown results fail
+    decided_on_board -- the result was not won on time or by forfeit (B+T, W+F, ...): for value
+                      targets, whose outcome must be the position's
     komi_range     -- (low, high) inclusive; unknown komi fails (None = any, even unknown)
     min_moves      -- at least this many moves (passes count)
     dedupe         -- drop games whose `move_key()` was already seen
@@ -49,6 +51,7 @@ class FilterConfig:
     min_rank: str | int | None = None
     require_result: bool = False
     require_winner: bool = False
+    decided_on_board: bool = False
     komi_range: tuple[float, float] | None = None
     min_moves: int = 0
     dedupe: bool = False
@@ -128,6 +131,10 @@ def winner_filter() -> Filter:
     return lambda r: None if r.winner is not None else "no winner"
 
 
+def on_board_filter() -> Filter:
+    return lambda r: "time or forfeit" if is_off_board_result(r.result) else None
+
+
 def komi_filter(low: float, high: float) -> Filter:
     return lambda r: None if r.komi is not None and low <= r.komi <= high else "komi"
 
@@ -170,6 +177,8 @@ def build_filters(config: FilterConfig, dedupe: Deduplicator | None = None) -> l
         fs.append(result_filter())
     if config.require_winner:
         fs.append(winner_filter())
+    if config.decided_on_board:
+        fs.append(on_board_filter())
     if config.komi_range is not None:
         lo, hi = config.komi_range
         fs.append(komi_filter(lo, hi))

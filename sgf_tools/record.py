@@ -16,7 +16,7 @@ Point = Tuple[int, int]
 Move = Tuple[str, Optional[Point]]  # ('b' | 'w', (row, col) or None for a pass)
 
 __all__ = ["GameRecord", "Point", "Move", "parse_rank", "parse_winner", "parse_margin",
-           "is_draw_result"]
+           "is_draw_result", "is_off_board_result"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -96,6 +96,15 @@ def parse_margin(result: str | None) -> float | None:
     result that names no winner."""
     m = _COUNTED.match((result or "").strip())
     return float(m.group(1)) if m else None
+
+
+# SGF's B+T / B+Time (the loser ran out of time) and B+F / B+Forfeit (disqualified or gone)
+_OFF_BOARD = re.compile(r"^[BW]\+(T|TIME|F|FORFEIT)$", re.IGNORECASE)
+
+
+def is_off_board_result(result: str | None) -> bool:
+    """True for a game won on time or by forfeit: its winner was not decided by the position."""
+    return bool(_OFF_BOARD.match((result or "").strip()))
 
 
 def is_draw_result(result: str | None) -> bool:

@@ -137,20 +137,40 @@ def test_masked_positions_give_the_heads_no_loss_and_no_gradient():
     assert head_grads(net, other, none, cfg)[0] == pytest.approx(loss)
 
 
-def test_value_on_human_games_trains_the_heads_and_exports_them(tmp_path):
-    out = tmp_path / "run"
-    p = subprocess.run(
+def value_on_human_games(out, *extra):
+    return subprocess.run(
         [sys.executable, "-m", "goengine.training.cli", "value",
          "--sgf", str(GAMES / "tygem9d-2015-05"), "--sgf", str(GAMES / "tygem9d-2015-06"),
          "--out", str(out), "--heads", "auto", "--steps", "4", "--batch-size", "4",
          "--eval-every", "2", "--eval-positions", "16", "--threads", "1", "--min-rank", "",
-         "--heldout-fraction", "0.3", "--judge-playouts", "400"],
+         "--heldout-fraction", "0.3", "--judge-playouts", "400", *map(str, extra)],
         capture_output=True, text=True, timeout=600)
+
+
+def test_value_on_human_games_trains_the_heads_and_exports_them(tmp_path):
+    out = tmp_path / "run"
+    p = value_on_human_games(out)
     assert p.returncode == 0, p.stderr[-3000:]
     assert "own_mse" in p.stdout and "score_mae" in p.stdout
     meta = json.loads((out / "data" / "dataset.json").read_text())
-    assert meta["stats"]["targets"] == {"targets": 4, "disagreed": 0, "not_counted": 4}
+    # the B+T game is dropped (its outcome is the clock's); 4 counted, 3 resigned
+    assert meta["stats"]["targets"] == {"targets": 4, "disagreed": 0, "not_counted": 3}
+    assert meta["stats"]["filtered"]["rejected"] == {"time or forfeit": 1}
     assert json.loads((out / "train_config.json").read_text())["heads"] == ["ownership", "score"]
     ev = OnnxEvaluator(out / "value.onnx", kind="value")
     got = ev.evaluate(np.zeros((2, PLANES, 19, 19), dtype=np.float32))
     assert got.ownership.shape == (2, 361) and got.score.shape == (2,)
+
+
+def test_off_board_results_keep_takes_the_timed_out_game_and_a_dataset_keeps_its_filters(tmp_path):
+    out = tmp_path / "run"
+    nets.save_checkpoint(nets.build("policy", "cpu"), tmp_path / "policy.pt")
+    p = value_on_human_games(out, "--off-board-results", "keep", "--init-from", tmp_path / "policy.pt")
+    assert p.returncode == 0, p.stderr[-3000:]
+    # a policy's trunk under the new value head, scaled on the run's own training positions
+    assert "the trunk's output scaled by 1/" in p.stdout + p.stderr
+    meta = json.loads((out / "data" / "dataset.json").read_text())
+    assert meta["stats"]["targets"] == {"targets": 4, "disagreed": 0, "not_counted": 4}
+    # the same sources built with other filters are not silently reused
+    p = value_on_human_games(out, "--off-board-results", "drop")
+    assert p.returncode == 2 and "other filters" in p.stderr

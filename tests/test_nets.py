@@ -149,3 +149,60 @@ def test_init_from_continues_a_value_net_whole_and_widened(tmp_path):
     assert init_from(net, tmp_path / "policy.pt") == "6 tensors"
     np.testing.assert_array_equal(net.fc[0].weight.detach(), fresh_fc)
     np.testing.assert_array_equal(net.trunk[0].weight.detach()[:, :48], policy.trunk[0].weight.detach())
+
+
+def _tygem_planes(feature_set: str, count: int):
+    """Planes of real positions: every 10th move of the Tygem fixtures."""
+    import torch
+    from goengine.engine.features import extract
+    from goengine.engine.replay import positions
+    from goengine.sgf_tools import iter_games
+    from goengine.training.dataset import REPLAY_RULES
+    from pathlib import Path
+    games = Path(__file__).parent / "data" / "games"
+    out = []
+    for folder in ("tygem9d-2015-05", "tygem9d-2015-06"):
+        for record in iter_games(games / folder):
+            out += [extract(g, feature_set) for i, (g, _c, _lc) in
+                    enumerate(positions(record, REPLAY_RULES)) if i % 10 == 0]
+    return torch.from_numpy(np.stack(out[:count]).astype(np.float32))
+
+
+def test_a_fresh_value_net_tells_positions_apart():
+    """He initialisation: through 13 plain ReLU convolutions the fresh value net's output still
+    depends on the position (PyTorch's default init left a spread of ~1e-7 over positions: the
+    constant a value net on noisy outcomes then never leaves)."""
+    import torch
+    torch.manual_seed(0)
+    planes = _tygem_planes("alphago49", 128)
+    net = nets.build("value", "cpu").eval()
+    with torch.no_grad():
+        pre = net.fc[2](net.fc[1](net.fc[0](net.pooled(net.trunk(planes))))).squeeze(1)
+    assert float(pre.std()) > 1e-3
+
+
+def test_a_policy_trunk_under_a_new_value_head_is_scaled_to_unit_size(tmp_path):
+    """init_from with sample planes: the SL policy's trunk keeps its features (the same up to one
+    factor) and the value head reads them at unit size, so its tanh starts unsaturated."""
+    import torch
+    torch.manual_seed(0)
+    planes = _tygem_planes("alphago49", 128)
+    policy = nets.build("policy", "cpu")
+    with torch.no_grad():      # a trained trunk's scale: features in the hundreds
+        for m in _convs(policy.trunk):
+            m.weight.mul_(2.0)
+    nets.save_checkpoint(policy, tmp_path / "policy.pt")
+    plain, scaled = nets.build("value", "cpu").eval(), nets.build("value", "cpu").eval()
+    init_from(plain, tmp_path / "policy.pt")
+    msg = init_from(scaled, tmp_path / "policy.pt", planes[:64])
+    assert float(msg.split("by 1/")[1].split()[0]) > 10
+    with torch.no_grad():
+        before, after = plain.trunk(planes), scaled.trunk(planes)
+        factor = float((before * after).sum() / (after * after).sum())
+        assert torch.allclose(after * factor, before, rtol=1e-3, atol=1e-4 * float(before.abs().max()))
+        assert float(scaled.pooled(scaled.trunk(planes[:64])).pow(2).mean().sqrt()) == pytest.approx(1, rel=1e-3)
+        assert float(plain.pooled(before).pow(2).mean().sqrt()) > 10
+    # a value net continued from a value net keeps its scale: nothing is rescaled
+    nets.save_checkpoint(scaled, tmp_path / "value.pt")
+    again = nets.build("value", "cpu")
+    assert "scaled" not in init_from(again, tmp_path / "value.pt", planes[:64])

@@ -8,8 +8,8 @@ import pytest
 
 from goengine.sgf_tools.archives import iter_games
 from goengine.sgf_tools.filters import (KGS_MIN_RANK, Deduplicator, FilterConfig, FilterStats, apply_filters,
-                               build_filters, handicap_filter, komi_filter, length_filter, rank_filter,
-                               result_filter, size_filter, winner_filter)
+                               build_filters, handicap_filter, komi_filter, length_filter,
+                               on_board_filter, rank_filter, result_filter, size_filter, winner_filter)
 from goengine.sgf_tools.record import GameRecord
 from sample_games import AI, GAMES, TYGEM, present
 
@@ -65,6 +65,18 @@ def test_result_winner_komi_length():
     assert k(game(komi=6.5)) is None and k(game(komi=7.5)) is None
     assert k(game(komi=0.0)) == "komi" and k(game(komi=None)) == "komi"
     assert length_filter(40)(game()) is None and length_filter(41)(game()) == "too short"
+
+
+@pytest.mark.parametrize("result, off_board", [
+    ("B+T", True), ("W+Time", True), ("w+t", True), ("B+F", True), ("W+Forfeit", True),
+    ("B+R", False), ("W+Resign", False), ("B+3.5", False), ("0", False), (None, False),
+    ("B+", False), ("W+Tx", False)])
+def test_on_board_filter_drops_games_won_on_time_or_by_forfeit(result, off_board):
+    assert (on_board_filter()(game(result=result)) == "time or forfeit") == off_board
+    stats = FilterStats()
+    assert len(kept([game(result=result)], FilterConfig(decided_on_board=True), stats)) == (not off_board)
+    assert len(kept([game(result=result)], FilterConfig())) == 1          # off by default
+    assert stats.rejected == ({"time or forfeit": 1} if off_board else {})
 
 
 def test_dedupe_stateful_and_shared():

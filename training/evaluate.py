@@ -6,7 +6,9 @@ collection, from an exported ONNX file or a training checkpoint.
 
 `--data-dir` reads the held-out shards a dataset build or `engine-train value-data` wrote (the
 positions and targets the training runs evaluate on), every board size in them (a line for each
-size before the last line when there are several).
+size before the last line when there are several). `--by-move 60,120,180,240` (with `--sgf`)
+adds a line for each phase of the games: a value net's error on human outcomes is mostly in the
+opening, where the game is undecided.
 The last line is `top1 <fraction> top5 <fraction> positions <n>` (policy) or
 `mse <value> positions <n>` (value).
 """
@@ -26,15 +28,19 @@ from goengine.training.dataset import REPLAY_RULES, PackedPositions, outcome, sh
 
 
 def _score(model, x: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """[top-1 hits, top-5 hits, squared error, positions] of one batch of planes x [B, C, N, N]
-    against its targets (the move's Pos for a policy or Zero net, z for a value net)."""
+    """[top-1 hits, top-5 hits, squared error, 1] per position [B, 4] of one batch of planes
+    x [B, C, N, N] against its targets (the move's Pos for a policy or Zero net, z for a value net)."""
     out = model.run(x)
+    rows = np.zeros((len(x), 4))
+    rows[:, 3] = 1
     if model.kind == "value":
-        return np.array([0, 0, float(np.sum((out.reshape(-1) - targets) ** 2)), len(x)])
+        rows[:, 2] = (out.reshape(-1) - targets) ** 2
+        return rows
     board = out[:, :x.shape[-1] * x.shape[-2]]      # a Zero net's pass logit is no move target
     order = np.argsort(-board, axis=1)[:, :5]
-    return np.array([(order[:, 0] == targets).sum(), (order == targets[:, None]).any(axis=1).sum(),
-                     0.0, len(x)])
+    rows[:, 0] = order[:, 0] == targets
+    rows[:, 1] = (order == targets[:, None]).any(axis=1)
+    return rows
 
 
 def _figures(kind: str, tally: np.ndarray, **extra) -> dict:
@@ -73,45 +79,63 @@ class _Model:
 
 
 def evaluate_collection(model_path, sgf_paths, max_positions=20000, every=1, threads=2,
-                        filters: FilterConfig | None = None, batch=128):
+                        filters: FilterConfig | None = None, batch=128, by_move=(),
+                        decided_on_board: bool = False):
+    """The figures of a model on the positions of SGF games (every `every`-th move, the first
+    `max_positions`). by_move: ascending move numbers that cut the games into phases; the figures
+    of each phase come back under "by_move" ("0-59", "60-119", ..., "240-"), since what a value net
+    can know of the outcome depends on how far the game has gone. decided_on_board: leave out the
+    games won on time or by forfeit."""
     model = _Model(Path(model_path), threads)
     fs = FEATURE_SETS[model.feature_set]
     read, filt = ReadStats(), FilterStats()
-    filters = filters or FilterConfig(sizes=None, require_result=model.kind == "value")
-    xs, targets = [], []
-    tally = np.zeros(4)           # top-1 hits, top-5 hits, squared error, positions
+    filters = filters or FilterConfig(sizes=None, require_result=model.kind == "value",
+                                      decided_on_board=decided_on_board)
+    edges = np.asarray(sorted(by_move), dtype=np.int64)
+    xs, targets, moves = [], [], []
+    tally = np.zeros((len(edges) + 1, 4))   # per phase: top-1 hits, top-5 hits, squared error, positions
     skipped = 0
 
     def flush():
         if not xs:
             return
-        tally[:] += _score(model, np.stack(xs).astype(np.float32), np.asarray(targets))
-        xs.clear()
-        targets.clear()
+        rows = _score(model, np.stack(xs).astype(np.float32), np.asarray(targets))
+        np.add.at(tally, np.searchsorted(edges, np.asarray(moves), side="right"), rows)
+        for pending in (xs, targets, moves):
+            pending.clear()
+
+    def full():
+        return int(tally[:, 3].sum()) + len(xs) >= max_positions
 
     for src in sgf_paths:
         for record in apply_filters(iter_games(src, read), filters, filt):
+            if model.kind == "value" and record.winner is None:
+                continue
             try:
                 for i, (game, color, lc) in enumerate(positions(record, REPLAY_RULES)):
                     if lc == PASS or i % every:
                         continue
-                    if model.kind == "value" and record.winner is None:
-                        continue
                     xs.append(extract(game, fs.name))
                     targets.append(loc_to_pos(lc, game.size) if model.kind != "value"
                                    else outcome(record, color))
+                    moves.append(i)
                     if len(xs) >= batch:
                         flush()
-                    if int(tally[3]) + len(xs) >= max_positions:
+                    if full():
                         break
             except ReplayError:
                 skipped += 1
-            if int(tally[3]) + len(xs) >= max_positions:
+            if full():
                 break
-        if int(tally[3]) + len(xs) >= max_positions:
+        if full():
             break
     flush()
-    return _figures(model.kind, tally, skipped_games=skipped)
+    extra = {"skipped_games": skipped}
+    if len(edges):
+        bounds = [0, *edges.tolist()]
+        names = [f"{lo}-{hi - 1}" for lo, hi in zip(bounds, bounds[1:])] + [f"{bounds[-1]}-"]
+        extra["by_move"] = {name: _figures(model.kind, t) for name, t in zip(names, tally)}
+    return _figures(model.kind, tally.sum(axis=0), **extra)
 
 
 def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=128,
@@ -129,9 +153,22 @@ def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=
         tallies[size] = np.zeros(4)
         for start in range(0, len(data), batch):
             x, move, z = data.batch(np.arange(start, min(start + batch, len(data))), symmetry=0)
-            tallies[size] += _score(model, x, z if model.kind == "value" else move)
+            tallies[size] += _score(model, x, z if model.kind == "value" else move).sum(axis=0)
     by_size = {size: _figures(model.kind, t) for size, t in tallies.items()}
     return _figures(model.kind, sum(tallies.values()), skipped_games=0, by_size=by_size)
+
+
+def parse_move_edges(value: str) -> tuple[int, ...]:
+    """'60,120,180' -> (60, 120, 180): ascending positive move numbers."""
+    try:
+        edges = tuple(int(v) for v in value.replace(" ", "").split(",") if v)
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: expected move numbers like 60,120,180",
+                                 param_hint="--by-move") from None
+    if any(e <= 0 for e in edges) or list(edges) != sorted(set(edges)):
+        raise click.BadParameter(f"{value!r}: move numbers must be positive and ascending",
+                                 param_hint="--by-move")
+    return edges
 
 
 @click.command("eval")
@@ -146,12 +183,21 @@ def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=
 @click.option("--every", default=1, show_default=True, type=click.IntRange(1),
               help="use every k-th move of each game")
 @click.option("--threads", default=2, show_default=True, type=click.IntRange(1))
-def eval_command(model_path, sgf, data_dir, split, max_positions, every, threads):
+@click.option("--off-board-results", type=click.Choice(["keep", "drop"]), default="keep",
+              show_default=True, help="with --sgf: drop the games won on time or by forfeit (whose "
+                                      "outcome is no value of the position), as engine-train value does")
+@click.option("--by-move", default="", callback=lambda ctx, param, v: parse_move_edges(v),
+              help="with --sgf: move numbers cutting the games into phases (e.g. 60,120,180,240), "
+                   "a line of figures for each phase before the last line")
+def eval_command(model_path, sgf, data_dir, split, max_positions, every, threads, off_board_results,
+                 by_move):
     """Held-out accuracy of a policy (top-1/top-5) or MSE of a value net."""
     if not Path(model_path).is_file():
         raise click.BadParameter(f"{model_path}: no such file", param_hint="--model")
     if bool(sgf) == bool(data_dir):
         raise click.UsageError("give --sgf or --data-dir (one of them)")
+    if by_move and data_dir:
+        raise click.UsageError("--by-move needs --sgf (the shards keep no move numbers)")
     if data_dir and not Path(data_dir).is_dir():
         raise click.BadParameter(f"{data_dir}: no such directory", param_hint="--data-dir")
     for s in sgf:
@@ -159,13 +205,16 @@ def eval_command(model_path, sgf, data_dir, split, max_positions, every, threads
             raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
     try:
         r = (evaluate_shards(model_path, data_dir, max_positions, threads, split=split) if data_dir
-             else evaluate_collection(model_path, sgf, max_positions, every, threads))
+             else evaluate_collection(model_path, sgf, max_positions, every, threads,
+                                      by_move=by_move, decided_on_board=off_board_results == "drop"))
     except ModelError as e:  # a bad model file: say so plainly
         raise click.ClickException(str(e)) from None
-    if len(r.get("by_size", {})) > 1:
-        for size, m in r["by_size"].items():
-            click.echo(f"{size}x{size}: " + " ".join(
-                f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
+    lines = {f"{size}x{size}": m for size, m in r.get("by_size", {}).items()} if len(
+        r.get("by_size", {})) > 1 else {}
+    lines.update({f"moves {phase}": m for phase, m in r.get("by_move", {}).items()})
+    for label, m in lines.items():
+        click.echo(f"{label}: " + " ".join(
+            f"{k} {v:.4f}" if isinstance(v, float) else f"{k} {v}" for k, v in m.items()))
     if "mse" in r:
         click.echo(f"mse {r['mse']:.4f} positions {r['positions']}")
     else:

@@ -143,12 +143,13 @@ def _loss(net, kind, planes, move, z, own=None, score=None, mask=None,
     return loss, torch.zeros(()), out
 
 
-def init_from(net, path) -> str:
+def init_from(net, path, sample=None) -> str:
     """Start `net` from checkpoint `path`; returns what was done, for the log. A net of the same
     kind and depth gives every weight that fits, heads included, widened first (`nets.widen`,
     the same function) when it has fewer filters; any other net gives its `trunk.*` weights, a
     first layer with fewer input planes (48 -> 49) copied into the leading planes and the rest
-    zero."""
+    zero, and with `sample` (planes of training positions) the copied trunk's output is scaled
+    to unit size for the new head (`nets.rescale_trunk_output`)."""
     src_net, _ = nets.load_checkpoint(path)
     same = all(src_net.config.get(k) == net.config.get(k) for k in ("kind", "layers", "planes"))
     widened = ""
@@ -171,7 +172,10 @@ def init_from(net, path) -> str:
             continue
         copied += 1
     net.load_state_dict(own)
-    return f"{copied} tensors{widened}"
+    if same or sample is None or not hasattr(net, "trunk"):
+        return f"{copied} tensors{widened}"
+    rms = nets.rescale_trunk_output(net, torch.as_tensor(sample))
+    return f"{copied} tensors, the trunk's output scaled by 1/{rms:.3g} for the new head"
 
 
 def resolve_device(name: str) -> torch.device:
@@ -378,7 +382,9 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
         torch.manual_seed(cfg.seed)
         net = nets.build(cfg.kind, cfg.preset, planes=planes, **size_args(cfg), **head_args(cfg))
         if cfg.init_from:
-            log(f"initialised from {cfg.init_from}: {init_from(net, cfg.init_from)}")
+            # a few hundred training positions, drawn apart from the training stream
+            sample = train_data.sample(256, np.random.default_rng(cfg.seed + 1))[0]
+            log(f"initialised from {cfg.init_from}: {init_from(net, cfg.init_from, sample)}")
         net = net.to(device)
         opt = make_optimizer(net, cfg)
         step, positions, best = 0, 0, {}

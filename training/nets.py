@@ -111,11 +111,42 @@ def _global_pool(x: torch.Tensor) -> torch.Tensor:
 
 
 def _alphago_trunk(planes: int, layers: int, filters: int) -> nn.Sequential:
-    """Layer 1: k 5x5 filters + ReLU; layers 2..L-1: k 3x3 filters + ReLU (L-1 conv layers)."""
+    """Layer 1: k 5x5 filters + ReLU; layers 2..L-1: k 3x3 filters + ReLU (L-1 conv layers).
+
+    He initialisation (normal, fan-in, ReLU gain; zero biases): a stack of plain ReLU convolutions
+    with no normalisation keeps the variance of its activations from layer to layer only so.
+    PyTorch's default (a third of the variance a layer) shrinks them by about 3^-12 over the 13
+    layers: the value net's output is then the same for every position (its spread over a
+    minibatch ~1e-7), and on noisy +-1 outcomes its loss sits at the constant's 1.00."""
     mods: list[nn.Module] = [nn.Conv2d(planes, filters, 5, padding=2), nn.ReLU()]
     for _ in range(layers - 2):
         mods += [nn.Conv2d(filters, filters, 3, padding=1), nn.ReLU()]
+    for m in mods:
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
+            nn.init.zeros_(m.bias)
     return nn.Sequential(*mods)
+
+
+@torch.no_grad()
+def rescale_trunk_output(net: nn.Module, planes: torch.Tensor) -> float:
+    """Divide the last convolution of `net.trunk` (weights and bias) by the root mean square of
+    what the head reads of the trunk on `planes` (a value net's pooled features, else the trunk's
+    output), and return that factor. ReLU is positively homogeneous, so the trunk computes the
+    same features, at unit scale: a trained trunk under a new head (the SL policy's under a value
+    head) gives the head features in the thousands (max-pooled), and Adam's first steps on the
+    head then drive its tanh to +-1, where no gradient is left."""
+    was_training = net.training
+    net.eval()
+    out = net.trunk(planes)
+    reads = net.pooled(out) if isinstance(net, ValueNet) else out
+    rms = float(reads.pow(2).mean().sqrt())
+    net.train(was_training)
+    last = [m for m in net.trunk if isinstance(m, nn.Conv2d)][-1]
+    if rms > 0:
+        last.weight.div_(rms)
+        last.bias.div_(rms)
+    return rms
 
 
 def _conv_bn(cin: int, cout: int, size: int) -> nn.Sequential:
@@ -195,13 +226,16 @@ class ValueNet(nn.Module):
         self.score_head = nn.Linear(fc, 1) if score else None
         self.output_names = ("value",) + ("ownership",) * ownership + ("score",) * score
 
+    def pooled(self, x: torch.Tensor) -> torch.Tensor:
+        """What the value head reads of the trunk's output x [B, k, N, N]: [B, features]."""
+        if self.reduce is not None:
+            _check_size(x, self.board_size, "ValueNet(head='fc')")
+            return self.reduce(x)
+        return _global_pool(x)
+
     def forward(self, planes: torch.Tensor):   # [B, C, N, N] -> value [B] (, ownership, score)
         x = self.trunk(planes)
-        if self.reduce is not None:
-            _check_size(planes, self.board_size, "ValueNet(head='fc')")
-            pooled = self.reduce(x)
-        else:
-            pooled = _global_pool(x)
+        pooled = self.pooled(x)
         hidden = self.fc[1](self.fc[0](pooled))
         value = self.fc[3](self.fc[2](hidden)).squeeze(1)
         if len(self.output_names) == 1:

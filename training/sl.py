@@ -41,7 +41,8 @@ def filter_options(f):
     return f
 
 
-def make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=False):
+def make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=False,
+                 decided_on_board=False):
     try:
         kr = tuple(float(x) for x in komi_range.split(",")) if komi_range else None
         size_list = tuple(int(s) for s in sizes.split(","))
@@ -49,7 +50,8 @@ def make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_w
         raise click.BadParameter(f"bad --sizes or --komi-range: {e}")
     return FilterConfig(sizes=size_list, min_rank=min_rank or None, max_handicap=max_handicap,
                         min_moves=min_moves, komi_range=kr, require_result=True,
-                        require_winner=require_winner, dedupe=True)
+                        require_winner=require_winner, decided_on_board=decided_on_board,
+                        dedupe=True)
 
 
 # The option that lets through the games a filter drops (sgf_tools.filters' reasons); games with
@@ -57,6 +59,7 @@ def make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_w
 LOOSENED_BY = {"board size": "--sizes, e.g. --sizes 9,13,19",
                "rank": "--min-rank, e.g. --min-rank 1d, or --min-rank '' for no rank filter",
                "handicap": "--max-handicap", "komi": "--komi-range", "too short": "--min-moves",
+               "time or forfeit": "--off-board-results keep",
                "no result": "never used", "no winner": "never used"}
 
 
@@ -98,6 +101,11 @@ def discard_dataset(data_dir: Path) -> None:
         shutil.rmtree(part)
 
 
+def _as_json(value):
+    """`value` as dataset.json stores it (tuples as lists), to compare a stored setting."""
+    return json.loads(json.dumps(value, default=str))
+
+
 def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction, positions_per_game,
                     max_games, seed, aux_targets: bool = False, judge_playouts: int = PLAYOUTS,
                     build_workers: int = 1) -> dict:
@@ -115,6 +123,13 @@ def prepare_dataset(sgf, data_dir: Path, feature_set, filters, heldout_fraction,
             check_splits(meta["stats"], meta["heldout_fraction"])
             return meta
         if meta.get("sources") == [str(s) for s in sgf] and meta.get("feature_set") == feature_set:
+            built = _as_json({**asdict(FilterConfig()), **meta.get("filters", {})})
+            wanted = _as_json(asdict(filters))
+            if built != wanted:
+                other = ", ".join(f"{k} {built[k]} (now {wanted[k]})" for k in wanted
+                                  if built.get(k) != wanted[k])
+                raise click.UsageError(f"{data_dir} was built from these sources with other "
+                                       f"filters: {other}; pick another --data-dir")
             click.echo(f"reusing dataset {data_dir}: {meta['stats']['positions']}", err=True)
             check_splits(meta["stats"], meta["heldout_fraction"])
             return meta
@@ -242,7 +257,7 @@ def common_options(default_ppg, default_batch, default_steps):
             click.option("--init-from", default=None, type=click.Path(dir_okay=False, exists=True),
                          help="start from this checkpoint: all of a net of the same kind and depth "
                               "(widened to --net-filters when narrower), else its trunk (e.g. the "
-                              "SL policy's for a value net)"),
+                              "SL policy's for a value net), scaled to unit size for the new head"),
             click.option("--device", default="cpu", show_default=True,
                          help="cpu, cuda (bfloat16 autocast) or auto (cuda when torch sees a GPU)"),
             click.option("--loader-workers", default=0, show_default=True, type=click.IntRange(0),
@@ -303,6 +318,10 @@ def parse_heads(ctx, param, value: str):
               type=click.FloatRange(0), help="weight of the ownership MSE (mean over the points)")
 @click.option("--score-weight", default=TrainConfig.score_weight, show_default=True,
               type=click.FloatRange(0), help="weight of the MSE of score / N^2")
+@click.option("--off-board-results", type=click.Choice(["drop", "keep"]), default="drop",
+              show_default=True,
+              help="--sgf games won on time or by forfeit (B+T, W+F): drop them, since their "
+                   "outcome is no value of the positions (docs/algorithms.md §4.3)")
 @click.option("--judge-playouts", default=PLAYOUTS, show_default=True, type=click.IntRange(1),
               help="playouts of the dead-stone judgement of each counted game's final position "
                    "(--sgf: the heads' targets)")
@@ -310,10 +329,11 @@ def value_command(sgf, out, data_dir, preset, net_filters, net_layers, steps, ba
                   eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
                   positions_per_game, max_games, train_limit, init_from, device, loader_workers,
                   build_workers, min_rank, sizes, max_handicap, min_moves, komi_range, heads, ownership_weight,
-                  score_weight, precision, channels_last, judge_playouts):
+                  score_weight, precision, channels_last, off_board_results, judge_playouts):
     """Train a value network on game outcomes, few positions a game (docs/algorithms.md §4.3),
     with the auxiliary ownership and score heads on self-play data and counted human games."""
-    filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True)
+    filters = make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=True,
+                           decided_on_board=off_board_results == "drop")
     _run("value", sgf, out, data_dir, preset, steps, batch_size, optimizer, lr, lr_halve_every,
          eval_every, eval_positions, checkpoint_every, threads, seed, resume, heldout_fraction,
          positions_per_game or None, max_games, train_limit, filters, init_from, device,
