@@ -113,8 +113,9 @@ def _global_pool(x: torch.Tensor) -> torch.Tensor:
 def _alphago_trunk(planes: int, layers: int, filters: int) -> nn.Sequential:
     """Layer 1: k 5x5 filters + ReLU; layers 2..L-1: k 3x3 filters + ReLU (L-1 conv layers).
 
-    He initialisation (normal, fan-in, ReLU gain; zero biases): a stack of plain ReLU convolutions
-    with no normalisation keeps the variance of its activations from layer to layer only so.
+    He initialisation of the weights (normal, fan-in, ReLU gain; the biases keep PyTorch's small
+    uniform draw, which also keeps them distinct for the ONNX exporter): a stack of plain ReLU
+    convolutions with no normalisation keeps the variance of its activations only so.
     PyTorch's default (a third of the variance a layer) shrinks them by about 3^-12 over the 13
     layers: the value net's output is then the same for every position (its spread over a
     minibatch ~1e-7), and on noisy +-1 outcomes its loss sits at the constant's 1.00."""
@@ -124,7 +125,6 @@ def _alphago_trunk(planes: int, layers: int, filters: int) -> nn.Sequential:
     for m in mods:
         if isinstance(m, nn.Conv2d):
             nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
-            nn.init.zeros_(m.bias)
     return nn.Sequential(*mods)
 
 
