@@ -1,10 +1,16 @@
 import numpy as np
 import pytest
+import torch
 
 from goengine.engine import symmetry
+from goengine.engine.features import extract
+from goengine.engine.replay import positions
+from goengine.sgf_tools import iter_games
+from goengine.training.dataset import REPLAY_RULES
 from goengine.training import nets
 from goengine.training.export import run_torch
 from goengine.training.loop import init_from
+from sample_games import GAMES
 
 CASES = [(kind, preset) for kind in nets.KINDS for preset in ("cpu", "paper")]
 
@@ -151,18 +157,11 @@ def test_init_from_continues_a_value_net_whole_and_widened(tmp_path):
     np.testing.assert_array_equal(net.trunk[0].weight.detach()[:, :48], policy.trunk[0].weight.detach())
 
 
-def _tygem_planes(feature_set: str, count: int):
+def _tygem_planes(feature_set: str, count: int) -> torch.Tensor:
     """Planes of real positions: every 10th move of the Tygem fixtures."""
-    import torch
-    from goengine.engine.features import extract
-    from goengine.engine.replay import positions
-    from goengine.sgf_tools import iter_games
-    from goengine.training.dataset import REPLAY_RULES
-    from pathlib import Path
-    games = Path(__file__).parent / "data" / "games"
     out = []
     for folder in ("tygem9d-2015-05", "tygem9d-2015-06"):
-        for record in iter_games(games / folder):
+        for record in iter_games(GAMES / folder):
             out += [extract(g, feature_set) for i, (g, _c, _lc) in
                     enumerate(positions(record, REPLAY_RULES)) if i % 10 == 0]
     return torch.from_numpy(np.stack(out[:count]).astype(np.float32))
@@ -172,7 +171,6 @@ def test_a_fresh_value_net_tells_positions_apart():
     """He initialisation: through 13 plain ReLU convolutions the fresh value net's output still
     depends on the position (PyTorch's default init left a spread of ~1e-7 over positions: the
     constant a value net on noisy outcomes then never leaves)."""
-    import torch
     torch.manual_seed(0)
     planes = _tygem_planes("alphago49", 128)
     net = nets.build("value", "cpu").eval()
@@ -184,7 +182,6 @@ def test_a_fresh_value_net_tells_positions_apart():
 def test_a_policy_trunk_under_a_new_value_head_is_scaled_to_unit_size(tmp_path):
     """init_from with sample planes: the SL policy's trunk keeps its features (the same up to one
     factor) and the value head reads them at unit size, so its tanh starts unsaturated."""
-    import torch
     torch.manual_seed(0)
     planes = _tygem_planes("alphago49", 128)
     policy = nets.build("policy", "cpu")
