@@ -58,6 +58,7 @@ def test_counted_game_targets_are_the_judged_area_ownership_and_the_recorded_mar
     meta = json.loads((tmp_path / "dataset.json").read_text())
     assert meta["targets"] == ["z", "own", "score"]
     assert meta["stats"]["targets"]["targets"] == 1
+    assert meta["stats"]["komi"] == {"6.5": 1}        # the komi its outcome was played at
 
 
 @pytest.mark.parametrize("source", [RESIGNED, TIMED_OUT])
@@ -158,6 +159,7 @@ def test_value_on_human_games_trains_the_heads_and_exports_them(tmp_path):
     assert meta["stats"]["filtered"]["rejected"] == {"time or forfeit": 1}
     assert json.loads((out / "train_config.json").read_text())["heads"] == ["ownership", "score"]
     ev = OnnxEvaluator(out / "value.onnx", kind="value")
+    assert ev.learned_komi == 6.5      # Tygem's komi: the engine moves the value to the game's
     got = ev.evaluate(np.zeros((2, PLANES, 19, 19), dtype=np.float32))
     assert got.ownership.shape == (2, 361) and got.score.shape == (2,)
 

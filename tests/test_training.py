@@ -203,6 +203,19 @@ def test_export_command_matches_torch(small_run, tmp_path):
     assert np.abs(got - want).max() < 1e-4
 
 
+def test_export_records_the_komi_a_value_net_learned_at(small_run, tmp_path):
+    from goengine.models.onnx_evaluator import OnnxEvaluator
+    from goengine.training import nets
+    nets.save_checkpoint(nets.build("value", "cpu"), tmp_path / "value.pt")
+    run("export", "--checkpoint", tmp_path / "value.pt", "--out", tmp_path / "v.onnx", "--komi", 6.5)
+    assert OnnxEvaluator(tmp_path / "v.onnx", kind="value").learned_komi == 6.5
+    run("export", "--checkpoint", tmp_path / "value.pt", "--out", tmp_path / "v75.onnx")
+    assert OnnxEvaluator(tmp_path / "v75.onnx", kind="value").learned_komi is None   # 7.5 then
+    p = subprocess.run(train_cmd("export", "--checkpoint", small_run / "checkpoint.pt", "--out",
+                                 tmp_path / "p.onnx", "--komi", 6.5), capture_output=True, text=True)
+    assert p.returncode == 2 and "no value" in p.stderr and not (tmp_path / "p.onnx").exists()
+
+
 def test_bad_sgf_argument_is_a_clear_error(tmp_path):
     p = subprocess.run(train_cmd("sl", "--sgf", tmp_path / "nope", "--out", tmp_path / "o"),
                        capture_output=True, text=True)

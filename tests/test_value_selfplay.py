@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch")
 
 from goengine.engine.features import FEATURE_SETS  # noqa: E402
 from goengine.training.curves import append_row, read_rows  # noqa: E402
-from goengine.training.dataset import PackedPositions  # noqa: E402
+from goengine.training.dataset import PackedPositions, dataset_komi  # noqa: E402
 from goengine.training.loop import CURVE_FIELDS, plot_curve  # noqa: E402
 from matplotlib.image import imread  # noqa: E402
 from goengine.training.selfplay_value import SelfPlayValue, SelfPlayValueConfig  # noqa: E402
@@ -79,10 +79,11 @@ def test_same_seed_same_games_and_runs_add_up(players, tmp_path):
     for f in ("train-9-00000.npz",):
         a, b = np.load(tmp_path / "a" / f), np.load(tmp_path / "b" / f)
         assert (a["x"] == b["x"]).all() and (a["z"] == b["z"]).all()
-    _, meta = generate(players, tmp_path / "a", seed=4, size=7)
+    _, meta = generate(players, tmp_path / "a", seed=4, size=7, komi=6.5)
     assert meta["sizes"] == [7, 9] and meta["sources"] == ["selfplay:3", "selfplay:4"]
     total = meta["stats"]["games"]["train"] + meta["stats"]["games"]["heldout"]
     assert total == 24 and meta["stats"]["played"]["games"] == 24
+    assert meta["stats"]["komi"] == {"7.5": 12, "6.5": 12} and dataset_komi(meta["stats"]) == 7.0
 
 
 def test_cli_then_value_training_on_two_sizes(tmp_path):
@@ -94,6 +95,7 @@ def test_cli_then_value_training_on_two_sizes(tmp_path):
         "--heldout-fraction", 0.25, "--batch-games", 8, "--workers", 0)
     meta = json.loads((data / "dataset.json").read_text())
     assert meta["sources"] == ["selfplay:0", "selfplay:1"]     # the second run took a new seed
+    assert meta["stats"]["komi"] == {"7.5": 32}
     out = tmp_path / "run"
     run("value", "--data-dir", data, "--out", out, "--steps", 6, "--batch-size", 8,
         "--eval-every", 3, "--eval-positions", 64, "--threads", 1)
@@ -105,9 +107,16 @@ def test_cli_then_value_training_on_two_sizes(tmp_path):
     from goengine.models.onnx_evaluator import OnnxEvaluator
     ev = OnnxEvaluator(out / "value.onnx", kind="value")
     assert ev.has_ownership and ev.has_score      # --heads auto: the data has their targets
+    assert ev.learned_komi == 7.5                 # the self-play komi, from the dataset
     for n in (7, 9, 19):                        # the pooled head runs on any size
         v = ev.evaluate(np.zeros((2, 49, n, n), dtype=np.float32)).value_stm
         assert v.shape == (2,) and np.all(np.abs(v) <= 1)
+
+
+def test_the_dataset_komi_is_the_mean_of_the_games_that_state_one():
+    assert dataset_komi({"komi": {"6.5": 3, "7.5": 1, "unknown": 9}}) == 6.75
+    assert dataset_komi({"komi": {"unknown": 2}}) is None
+    assert dataset_komi({"games": {"train": 5}}) is None      # built before the komi was counted
 
 
 def test_value_needs_sgf_or_a_built_dataset(tmp_path):

@@ -46,6 +46,7 @@ from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats
 
 # Human games are replayed without superko: they were legal under the rules they were played by.
 REPLAY_RULES = Rules(superko="none")
+UNKNOWN_KOMI = "unknown"       # BuildStats.komi's key for the games whose KM says none
 
 
 @dataclass
@@ -58,18 +59,23 @@ class BuildStats:
     # the heads' targets (aux_targets): games counted and judged alike ("targets"), counted but
     # judged for the other winner ("disagreed"), not counted: resigned, timed out, no margin
     targets: dict = field(default_factory=lambda: {"targets": 0, "disagreed": 0, "not_counted": 0})
+    # the games written by their komi ("6.5"; "unknown" where KM says none): the komi a value
+    # network trained on their outcomes learned at (`dataset_komi`)
+    komi: dict = field(default_factory=dict)
 
     def merge_written(self, other: "BuildStats") -> None:
         """Add what another process wrote (games, positions, replay errors, targets) to these."""
         for mine, theirs in ((self.games, other.games), (self.positions, other.positions),
-                             (self.targets, other.targets), (self.replay_errors, other.replay_errors)):
+                             (self.targets, other.targets), (self.replay_errors, other.replay_errors),
+                             (self.komi, other.komi)):
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v
 
     def as_dict(self) -> dict:
         return {"read": self.read.as_dict() if hasattr(self.read, "as_dict") else str(self.read),
                 "filtered": self.filtered.as_dict(), "replay_errors": self.replay_errors,
-                "games": self.games, "positions": self.positions, "targets": self.targets}
+                "games": self.games, "positions": self.positions, "targets": self.targets,
+                "komi": self.komi}
 
     def summary(self) -> str:
         skipped = sum(self.replay_errors.values())
@@ -81,6 +87,16 @@ class BuildStats:
                 + ("; ownership / score targets: {targets} games, {disagreed} counted games judged "
                    "for the other winner, {not_counted} not counted".format(**self.targets)
                    if sum(self.targets.values()) else ""))
+
+
+def dataset_komi(stats: dict) -> float | None:
+    """The komi a value network learns at on a dataset's outcomes: the mean komi of its games
+    that state one, weighted by games (a mix of komis teaches roughly the mean's margin, the score
+    model of engine.search.komi being near linear over a point or two); None when no game does,
+    or the dataset was built before the komi was counted."""
+    known = {float(k): n for k, n in stats.get("komi", {}).items() if k != UNKNOWN_KOMI}
+    games = sum(known.values())
+    return sum(k * n for k, n in known.items()) / games if games else None
 
 
 def outcome(record, color: int) -> int:
@@ -212,6 +228,8 @@ class GameWriter:
                                   sign * score)
         self.stats.games[split] += 1
         self.stats.positions[split] += len(rows)
+        k = UNKNOWN_KOMI if record.komi is None else f"{record.komi:g}"
+        self.stats.komi[k] = self.stats.komi.get(k, 0) + 1
 
     def close(self) -> None:
         for w in self.writers.values():

@@ -12,7 +12,11 @@ import click
 @click.option("--out", required=True, type=click.Path(dir_okay=False))
 @click.option("--heldout-top1", default=None, type=float, help="recorded in the metadata")
 @click.option("--training-data", default="", help="free text / JSON summary recorded in the metadata")
-def export_command(checkpoint, out, heldout_top1, training_data):
+@click.option("--komi", default=None, type=click.FloatRange(-1000, 1000),
+              help="a value or Zero net: the komi of the games whose outcomes it learned (the "
+                   "engine moves its value to the game's komi); default: the file says none, "
+                   "and the engine reads 7.5")
+def export_command(checkpoint, out, heldout_top1, training_data, komi):
     """Export CHECKPOINT as ONNX (dynamic batch and board size) and verify it within 1e-4."""
     from goengine.engine.features import FEATURE_SETS
     from goengine.training import nets
@@ -30,6 +34,10 @@ def export_command(checkpoint, out, heldout_top1, training_data):
         md["training_data"] = json.dumps({"checkpoint": Path(checkpoint).name, "best": ckpt["best"]})
     if heldout_top1 is not None:
         md["heldout_top1"] = f"{heldout_top1:.4f}"
+    if komi is not None:
+        if kind == "policy":
+            raise click.BadParameter("a policy net has no value to move", param_hint="--komi")
+        md["komi"] = komi
     try:
         export_onnx(net, kind, out, md)
     except ExportError as e:

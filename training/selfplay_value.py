@@ -189,7 +189,8 @@ class SelfPlayValue:
                 "selfplay": asdict(cfg), "heldout_fraction": cfg.heldout_fraction,
                 "positions_per_game": cfg.positions_per_game, "sizes": [n],
                 "stats": {"positions": counts, "games": dict(games),
-                          "played": dict(self.played), "elapsed_s": round(elapsed, 1)}}
+                          "played": dict(self.played), "elapsed_s": round(elapsed, 1),
+                          "komi": {f"{cfg.komi:g}": sum(games.values())}}}
         meta = merge_runs(out / "dataset.json", meta)
         tmp = out / "dataset.json.tmp"
         tmp.write_text(json.dumps(meta, indent=2))
@@ -212,6 +213,8 @@ def merge_runs(path: Path, meta: dict) -> dict:
     for key, v in old["stats"]["played"].items():
         meta["stats"]["played"][key] = meta["stats"]["played"].get(key, 0) + v
     meta["stats"]["elapsed_s"] = round(meta["stats"]["elapsed_s"] + old["stats"]["elapsed_s"], 1)
+    for k, n in old["stats"].get("komi", {}).items():     # runs from before it: not counted
+        meta["stats"]["komi"][k] = meta["stats"]["komi"].get(k, 0) + n
     # the targets every run's shards hold (the rollout generator's: z only)
     meta["targets"] = [t for t in meta.get("targets", ["z"]) if t in old.get("targets", ["z"])]
     meta["sources"] = old["sources"] + meta["sources"]

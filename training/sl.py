@@ -22,6 +22,7 @@ from tqdm import tqdm
 from goengine.engine.features import FEATURE_SETS
 from goengine.engine.deadstones import PLAYOUTS
 from goengine.sgf_tools import FilterConfig
+from goengine.training.dataset import dataset_komi
 from goengine.training.shard_build import PART_PREFIX, build_shards
 from goengine.training.loop import AUX_HEADS, TrainConfig, train
 from goengine.training.precision import precision_options
@@ -170,6 +171,9 @@ def export_run(run_dir: Path, kind: str, feature_set: str, data_meta: dict, metr
           "board_sizes": "9,13,19", "training_data": json.dumps(summary)}
     if kind in ("policy", "zero") and "top1" in metrics:
         md["heldout_top1"] = f"{metrics['top1']:.4f}"
+    komi = dataset_komi(data_meta["stats"])
+    if kind == "value" and komi is not None:   # the outcomes' komi: the engine moves the value
+        md["komi"] = komi                      # to the game's (engine.search.komi)
     export_onnx(net, kind, out, md)
     (run_dir / f"{kind}.metrics.json").write_text(json.dumps({**metrics, "data": summary}, indent=2))
     return out

@@ -99,7 +99,7 @@ def generate(pool: WorkerPool, cfg: ValueDataConfig, out_dir, sources: dict,
             "heldout_fraction": cfg.heldout_fraction, "targets": ["z", "own", "score"],
             "positions_per_game": cfg.positions_per_game, "sizes": [n],
             "stats": {"positions": counts, "games": dict(games), "played": played,
-                      "elapsed_s": round(elapsed, 1)}}
+                      "elapsed_s": round(elapsed, 1), "komi": {f"{cfg.komi:g}": sum(games.values())}}}
     meta = merge_runs(out / "dataset.json", meta)
     tmp = out / "dataset.json.tmp"
     tmp.write_text(json.dumps(meta, indent=2))
