@@ -89,6 +89,11 @@ class BuildStats:
                    if sum(self.targets.values()) else ""))
 
 
+def komi_key(komi: float | None) -> str:
+    """`BuildStats.komi`'s key (and a self-play dataset's) for games at `komi`."""
+    return UNKNOWN_KOMI if komi is None else f"{komi:g}"
+
+
 def dataset_komi(stats: dict) -> float | None:
     """The komi a value network learns at on a dataset's outcomes: the mean komi of its games
     that state one, weighted by games (a mix of komis teaches roughly the mean's margin, the score
@@ -228,7 +233,7 @@ class GameWriter:
                                   sign * score)
         self.stats.games[split] += 1
         self.stats.positions[split] += len(rows)
-        k = UNKNOWN_KOMI if record.komi is None else f"{record.komi:g}"
+        k = komi_key(record.komi)
         self.stats.komi[k] = self.stats.komi.get(k, 0) + 1
 
     def close(self) -> None:

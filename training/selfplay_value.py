@@ -34,7 +34,7 @@ from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.engine.playout import seed as seed_playouts
 from goengine.engine.rules import Rules
-from goengine.training.dataset import _ShardWriter
+from goengine.training.dataset import _ShardWriter, komi_key
 from goengine.training.selfplay import candidates, policy_moves, pos_table
 
 FEATURES = "alphago49"
@@ -190,7 +190,7 @@ class SelfPlayValue:
                 "positions_per_game": cfg.positions_per_game, "sizes": [n],
                 "stats": {"positions": counts, "games": dict(games),
                           "played": dict(self.played), "elapsed_s": round(elapsed, 1),
-                          "komi": {f"{cfg.komi:g}": sum(games.values())}}}
+                          "komi": {komi_key(cfg.komi): sum(games.values())}}}
         meta = merge_runs(out / "dataset.json", meta)
         tmp = out / "dataset.json.tmp"
         tmp.write_text(json.dumps(meta, indent=2))

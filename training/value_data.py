@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from goengine.engine.features import FEATURE_SETS
 from goengine.models.store import bundled
-from goengine.training.dataset import _ShardWriter
+from goengine.training.dataset import _ShardWriter, komi_key
 from goengine.training.selfplay import KOMI, VALUE_FEATURES
 from goengine.training.selfplay_value import merge_runs
 from goengine.training.value_games import RL, SL, ValueGamesJob, default_max_u
@@ -99,7 +99,7 @@ def generate(pool: WorkerPool, cfg: ValueDataConfig, out_dir, sources: dict,
             "heldout_fraction": cfg.heldout_fraction, "targets": ["z", "own", "score"],
             "positions_per_game": cfg.positions_per_game, "sizes": [n],
             "stats": {"positions": counts, "games": dict(games), "played": played,
-                      "elapsed_s": round(elapsed, 1), "komi": {f"{cfg.komi:g}": sum(games.values())}}}
+                      "elapsed_s": round(elapsed, 1), "komi": {komi_key(cfg.komi): sum(games.values())}}}
     meta = merge_runs(out / "dataset.json", meta)
     tmp = out / "dataset.json.tmp"
     tmp.write_text(json.dumps(meta, indent=2))
