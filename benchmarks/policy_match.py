@@ -1,6 +1,6 @@
 """Two policy networks playing the policy alone (moves sampled, as in RL training, or greedy after
 the first `--sampled-moves`): the win rate of the first, half the games with each colour, on the
-self-play workers.
+self-play workers. A Zero network plays its policy head, from its own planes.
 
     python benchmarks/policy_match.py runs/rl9/policy.onnx models/bundled/policy.onnx \
         --size 9 --games 400 [--workers 2] [--temperature 1.0] [--sampled-moves 6]

@@ -32,6 +32,7 @@ from goengine.training.selfplay import (KOMI, GameResult, GamesJob,  # noqa: E40
                                         replay, selfplay_rules)
 from goengine.training.workers import WorkerPool, make_jobs  # noqa: E402
 from tqdm import tqdm  # noqa: E402
+from zero_nets import export_tiny_zero  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +133,32 @@ def test_greedy_after_the_sampled_moves(tiny):
     sampled = [w.play(GamesJob(pairs=[("a", "a")], size=5, seed=s, sampled_moves=4))[0]
                for s in range(1, 7)]
     assert len({r.moves[:4].tobytes() for r in sampled}) > 1       # openings differ
+
+
+def test_a_zero_networks_policy_head_plays_from_its_own_planes(tiny, tmp_path):
+    """A dual-head Zero network fills the policy role (as in the AlphaGo search): its greedy
+    games read its own 17 planes, each move the argmax of its policy head over the candidates,
+    and it plays a 48-plane policy network in the same job."""
+    _, path = export_tiny_zero(tmp_path, "zero.onnx", seed=3)
+    w = SelfPlayWorker()
+    w.load("z", path.read_bytes())
+    result = w.play(GamesJob(pairs=[("z", "z")], size=5, seed=1, sampled_moves=0))[0]
+    check_record(result)
+    g = Game(5, selfplay_rules(KOMI))
+    for pos in result.moves[:8]:
+        if pos == 25:
+            break
+        cands = pos_table(5)[candidates(g, np.zeros(27, dtype=np.int64))]
+        mask = np.zeros((1, 26), dtype=bool)
+        mask[0, cands] = True
+        priors = w.nets["z"].evaluate(extract(g, "zero17")[None], mask).priors[0]
+        assert pos == cands[int(np.argmax(priors[cands]))]
+        g.play(g.to_play, pos_to_loc(int(pos), 5))
+    assert w.nets["z"].meta.feature_set == "zero17"
+    w.load("a", tiny[1].read_bytes())
+    mixed = w.play(GamesJob(pairs=[("z", "a"), ("a", "z")], size=5, seed=2))
+    for r in mixed:
+        check_record(r)
 
 
 def candidate_priors(ev, g: Game) -> tuple[np.ndarray, np.ndarray]:

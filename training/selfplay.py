@@ -38,6 +38,7 @@ from goengine.engine.rules import Rules
 from goengine.engine.search.leaves import candidate_moves
 from goengine.engine.symmetry import (N_SYMMETRIES, apply_each, apply_policy_each,
                                       invert_policy_each, permutations)
+from goengine.models.metadata import ROLE_KINDS
 from goengine.models.onnx_evaluator import SYMMETRY_MODES, OnnxEvaluator
 
 POLICY_FEATURES = "alphago48"
@@ -100,13 +101,14 @@ def policy_moves(policy, games: list[Game], rng: np.random.Generator, pos_of: np
     probable move does not depend on a draw; the planes and mask returned are the board as
     played). The games are not changed."""
     n = games[0].size
-    planes = np.zeros((len(games), FEATURE_SETS[POLICY_FEATURES].num_planes, n, n), dtype=np.uint8)
+    features = policy.meta.feature_set   # a Zero network's policy head reads its own planes
+    planes = np.zeros((len(games), FEATURE_SETS[features].num_planes, n, n), dtype=np.uint8)
     mask = np.zeros((len(games), n * n + 1), dtype=bool)
     cands = []
     for i, g in enumerate(games):
         c = candidates(g, buf)
         cands.append(c)
-        extract_into(g, POLICY_FEATURES, planes[i])
+        extract_into(g, features, planes[i])
         mask[i, pos_of[c]] = True
         if len(c) == 0:
             mask[i, n * n] = True
@@ -236,7 +238,7 @@ class SelfPlayWorker:
                                             cache_size=100_000, kind=kind)
         else:
             self.nets[name] = OnnxEvaluator(path, self.threads, symmetry="none", cache_size=0,
-                                            max_batch=256, kind=kind)
+                                            max_batch=256, kind=ROLE_KINDS.get(kind, kind))
         return name
 
     def loaded(self) -> list[str]:
