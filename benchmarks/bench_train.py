@@ -136,7 +136,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=3.0, help="timed seconds per cell and repeat")
     args = ap.parse_args()
-    print(f"torch {torch.__version__}, CPU bfloat16 (AVX-512 BF16 / AMX): {cpu_has_bf16()}, "
+    print(f"torch {torch.__version__}, CPU bfloat16: {cpu_has_bf16()} (AVX-512 BF16 "
+          f"{torch.cpu._is_avx512_bf16_supported()}, AMX {torch.cpu._is_amx_tile_supported()}), "
           f"{torch.get_num_threads()} threads available")
     torch.manual_seed(0)
     net0 = build("policy", "cpu")

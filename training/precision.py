@@ -1,10 +1,12 @@
 """Training precision: float32, or bfloat16 autocast where the hardware has bfloat16 arithmetic.
 
 `resolve(name, device)` turns `--precision auto|fp32|bf16` into "fp32" or "bf16": bf16 runs on a
-GPU and on a CPU with AVX-512 BF16 or AMX (oneDNN then trains these nets at about 4x the float32
-rate, benchmarks/bench_train.py) and falls back to fp32 elsewhere, where bfloat16 is emulated and
-slower. auto is bf16 on a GPU and fp32 on a CPU: held-out accuracy after a bf16 run on the CPU has
-not been measured yet. `autocast(device, precision)` is the context a training step
+GPU and on a CPU with AVX-512 BF16 or AMX and falls back to fp32 elsewhere, where bfloat16 is
+emulated and slower. What it gains depends on the CPU (benchmarks/bench_train.py): on some CPUs
+oneDNN trained these nets at about 4x the float32 rate; on one with AVX-512 BF16 and no AMX its
+native bf16 convolutions ran at 0.7-0.9x float32, so there `--precision fp32` (and more threads)
+is faster. auto is bf16 on a GPU and fp32 on a CPU: held-out accuracy after a bf16 run on the CPU
+has not been measured yet. `autocast(device, precision)` is the context a training step
 runs its forward pass and loss in; the weights, the gradients and the optimizer stay float32
 (docs/algorithms.md §4).
 """
