@@ -1,5 +1,5 @@
-"""Training precision: --precision on engine-train sl / value / rl, bfloat16 steps that learn, and
-the fallback to float32 on a CPU without bfloat16 arithmetic."""
+"""Training precision: --precision on engine-train sl / value / rl, bfloat16 steps that learn, the
+fallback to float32 on a CPU without bfloat16 arithmetic, and auto settled by timing the net."""
 import subprocess
 import sys
 
@@ -24,13 +24,47 @@ def test_resolve_picks_bf16_only_where_the_hardware_has_it(monkeypatch):
     assert precision.resolve("bf16", torch.device("cuda")) == "bf16"
     assert precision.resolve("auto", torch.device("cuda")) == "bf16"
     want = "bf16" if precision.cpu_has_bf16() else "fp32"
-    assert precision.resolve("auto", CPU) == "fp32"     # until bf16's held-out accuracy is checked
+    assert precision.resolve("auto", CPU) == "fp32"     # on a CPU, `choose` times the net first
     assert precision.resolve("bf16", CPU) == want
     monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
     assert precision.resolve("auto", CPU) == "fp32"
     assert precision.resolve("bf16", CPU) == "fp32"
     with pytest.raises(ValueError):
         precision.resolve("fp16", CPU)
+
+
+@pytest.mark.parametrize("fp32_s, bf16_s, want", [(0.010, 0.004, "bf16"), (0.010, 0.0085, "fp32"),
+                                                  (0.007, 0.010, "fp32")])
+def test_auto_on_a_cpu_takes_bf16_only_where_the_timing_finds_it_faster(monkeypatch, fp32_s,
+                                                                       bf16_s, want):
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: True)
+    timed = {"fp32": fp32_s, "bf16": bf16_s}
+    monkeypatch.setattr(precision, "step_seconds", lambda net, p, *a, **k: timed[p])
+    net = nets.build("policy", "cpu", layers=3, filters=4)
+    said = []
+    assert precision.choose("auto", CPU, net, 9, log=said.append) == want
+    assert f"({fp32_s / bf16_s:.2f}x): {want}" in said[0]
+    # asked for by name, nothing is timed
+    monkeypatch.setattr(precision, "step_seconds", lambda *a, **k: pytest.fail("timed"))
+    assert precision.choose("fp32", CPU, net, 9) == "fp32"
+    assert precision.choose("bf16", CPU, net, 9) == "bf16"
+    assert precision.choose("auto", torch.device("cuda"), net, 9) == "bf16"
+    monkeypatch.setattr(precision, "cpu_has_bf16", lambda: False)
+    assert precision.choose("auto", CPU, net, 9) == "fp32"
+
+
+@pytest.mark.parametrize("kind", ["policy", "zero"])
+def test_the_timing_probe_changes_neither_the_net_nor_the_random_stream(kind):
+    torch.manual_seed(3)
+    net = nets.build(kind, "cpu", **({"blocks": 2} if kind == "zero" else {"layers": 3}),
+                     filters=8).eval()
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    rng_before = torch.get_rng_state()
+    seconds = precision.step_seconds(net, "fp32", 7, batch=8, seconds=0.05)
+    assert 0 < seconds < 5
+    assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())
+    assert not net.training and all(p.grad is None for p in net.parameters())
+    assert torch.equal(torch.get_rng_state(), rng_before)
 
 
 def _conv_dtypes(net):
@@ -87,7 +121,7 @@ def train_cmd(*args):
     return [sys.executable, "-m", "goengine.training.cli", *map(str, args)]
 
 
-@pytest.mark.parametrize("option", ["bf16", "fp32"])
+@pytest.mark.parametrize("option", ["bf16", "fp32", "auto"])
 def test_sl_accepts_precision_and_says_what_it_runs(tmp_path, option):
     p = subprocess.run(train_cmd("sl", "--sgf", GAMES, "--out", tmp_path / "run", "--sizes", 9,
                                  "--min-rank", "", "--steps", 4, "--batch-size", 8,
@@ -96,8 +130,14 @@ def test_sl_accepts_precision_and_says_what_it_runs(tmp_path, option):
                                  "--no-channels-last"),
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
-    ran = "bf16" if option == "bf16" and precision.cpu_has_bf16() else "fp32"
-    assert f"precision {ran} ({option}), channels-last False" in p.stderr
+    if option == "auto":
+        # settled by timing where the CPU has bfloat16 arithmetic, else float32 without a probe
+        timed = "precision auto: a 9x9 training pass of 8 takes" in p.stderr
+        assert timed == precision.cpu_has_bf16()
+        assert ("precision bf16 (auto)" in p.stderr) or ("precision fp32 (auto)" in p.stderr)
+    else:
+        ran = "bf16" if option == "bf16" and precision.cpu_has_bf16() else "fp32"
+        assert f"precision {ran} ({option}), channels-last False" in p.stderr
     assert (tmp_path / "run" / "policy.onnx").exists()
 
 

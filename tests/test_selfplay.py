@@ -4,6 +4,7 @@ import csv
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -383,6 +384,50 @@ def test_ray_with_two_local_workers_plays_the_games_asked(tiny):
     for r in results:
         check_record(r)
         assert len(r.move) > 0
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+# CPUs the test cluster says it has: more than this machine's, a number a local Ray never picks
+CLUSTER_CPUS = (os.cpu_count() or 1) + 1
+
+
+@pytest.fixture
+def ray_cluster(tmp_path):
+    """A Ray cluster of one head node started by `ray start`, as a user starts one on each
+    machine; its address, then `ray stop`."""
+    ray_cli = os.path.join(os.path.dirname(sys.executable), "ray")
+    port = _free_port()
+    started = subprocess.run([ray_cli, "start", "--head", "--node-ip-address", "127.0.0.1",
+                              "--port", str(port), "--num-cpus", str(CLUSTER_CPUS), "--include-dashboard",
+                              "false", "--disable-usage-stats"],
+                             capture_output=True, text=True, timeout=180)
+    assert started.returncode == 0, started.stderr[-2000:]
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120)
+
+
+def test_selfplay_joins_a_ray_cluster_by_address(tiny, tmp_path, ray_cluster):
+    """`--ray-address` sends the games to a cluster that `ray start` made, and nothing else
+    changes: a worker per CPU of the cluster, the games asked for, whole shards, records the
+    rules core replays."""
+    out = tmp_path / "games"
+    cmd = selfplay_cmd(out, tiny[1], 8)
+    del cmd[cmd.index("--workers"):cmd.index("--workers") + 2]       # default: the cluster's CPUs
+    p = subprocess.run(cmd + ["--ray-address", ray_cluster], capture_output=True, text=True,
+                       timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert f"{CLUSTER_CPUS} worker(s)" in p.stdout + p.stderr
+    games = list(read_games(out))
+    assert len(games) == 8 == read_manifest(out)["games"]
+    for g in games:
+        check_record(g)
 
 
 # ---- REINFORCE ---------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from goengine.training.curves import append_row, read_rows
 from goengine.training.dataset import PackedPositions, SizeMix, shard_sizes
 from goengine.training.plots import save_figure, subplots
 from goengine.training.precision import autocast as precision_autocast
-from goengine.training.precision import resolve as resolve_precision
+from goengine.training.precision import choose as choose_precision
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class TrainConfig:
                                     # 1.5 / N^2 per point, summed
     score_weight: float = 1.0       # on the MSE of score / N^2: a small term, as KataGo's
     precision: str = "auto"         # training.precision: "bf16" autocast, "fp32", or "auto" (bf16
-                                    # on a GPU, fp32 on a CPU until bf16's accuracy is checked)
+                                    # on a GPU; on a CPU the faster of the two, timed: choose)
     channels_last: bool = True      # NHWC activations: oneDNN's fast layout for these convs
     compile: bool = False           # torch.compile the net (inductor; needs a C compiler)
 
@@ -392,7 +392,8 @@ def train(cfg: TrainConfig, data_dir, run_dir, resume: bool = False, size: int |
         (run_dir / "curve.csv").unlink(missing_ok=True)
     if cfg.channels_last:
         net = net.to(memory_format=torch.channels_last)
-    precision = resolve_precision(cfg.precision, device)
+    precision = choose_precision(cfg.precision, device, net, max(sizes), cfg.batch_size,
+                                 cfg.channels_last, log)
     log(f"precision {precision} ({cfg.precision}), channels-last {cfg.channels_last}, "
         f"compile {cfg.compile}")
     # the compiled module shares the net's parameters: checkpoints and evaluation use `net`

@@ -68,7 +68,7 @@ from goengine.training.export import export_onnx
 from goengine.training.game_shards import GameShards
 from goengine.training.optimizers import OPTIMIZERS, build_optimizer, restore_state
 from goengine.training.precision import autocast as precision_autocast, precision_options, \
-    resolve as resolve_precision
+    choose as choose_precision
 from goengine.training.plots import save_figure, subplots
 from goengine.training.selfplay import POLICY_FEATURES
 from goengine.training.zero_selfplay import default_sampled_moves
@@ -112,7 +112,7 @@ class RLConfig:
     chunk: int = 512                # positions per forward/backward (bounds the memory)
     seed: int = 0
     threads: int = 1                # torch intra-op threads of the learner
-    precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU only)
+    precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU, and timed on a CPU)
     channels_last: bool = True      # NHWC activations for the learner's convolutions
 
 
@@ -361,7 +361,8 @@ class RLRun:
                         self.dir / "pool" / f"{SL}.onnx",
                         {"training_data": f"SL policy {Path(sl).name}"}, board_size=cfg.size)
             (self.dir / "curve.csv").unlink(missing_ok=True)
-        self.precision = resolve_precision(cfg.precision, torch.device("cpu"))
+        self.precision = choose_precision(cfg.precision, torch.device("cpu"), self.net, cfg.size,
+                                          log=log)
         # the SL network the KL term anchors to, frozen: the pool's first member (the starting
         # weights, or --reference when the run continues an RL policy)
         self.anchor = (load_initial(self.dir / "pool" / f"{SL}.onnx").eval()

@@ -52,7 +52,7 @@ from goengine.models.session import CPU, providers
 from goengine.training import nets
 from goengine.training.curves import append_row, read_rows
 from goengine.training.export import export_onnx, with_registry_metadata
-from goengine.training.precision import precision_options, resolve as resolve_precision
+from goengine.training.precision import choose as choose_precision, precision_options
 from goengine.training.game_shards import write_atomic
 from goengine.training.loop import AUX_HEADS
 from goengine.training.rl import load_initial
@@ -132,7 +132,7 @@ class ZeroConfig:
                                     # weight is on a loss in points, of another scale)
     checkpoint_every: int = 50
     threads: int = 1                # torch threads of each trainer process
-    precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU only)
+    precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU, and timed on a CPU)
     channels_last: bool = True      # NHWC activations for the trainer's convolutions
     trainer_procs: int = 1          # > 1: DistributedDataParallel under torchrun
     # gating
@@ -225,6 +225,10 @@ class ZeroRun:
                                   "train_steps": 0})
             self.save()
             self.write_state()
+        # settled once a run (by timing the net where auto meets a CPU with bfloat16) and handed
+        # to the torchrun trainers, so every process steps alike
+        self.precision = choose_precision(cfg.precision, torch.device("cpu"), self.net, cfg.size,
+                                          cfg.batch_size, cfg.channels_last, log)
         (self.dir / "zero_config.json").write_text(json.dumps(asdict(cfg), indent=2))
         self.publish(BEST, self.registry.path(self.state["best"]))
         self._start = time.monotonic() - self.state["elapsed_s"]
@@ -351,8 +355,7 @@ class ZeroRun:
             self.steps, sums, k = run_steps(self.net, self.opt, window, cfg.size,
                                             cfg.batch_size, rng, self.steps, target,
                                             cfg.checkpoint_every, save, bar,
-                                            precision=resolve_precision(cfg.precision,
-                                                                        torch.device("cpu")),
+                                            precision=self.precision,
                                             channels_last=cfg.channels_last,
                                             weights=head_weights(cfg))
             bar.close()
@@ -376,7 +379,7 @@ class ZeroRun:
             return {}
         cpu = torch.device("cpu")
         parts = measure(self.net, window, self.cfg.size, cpu,
-                        resolve_precision(self.cfg.precision, cpu), head_weights(self.cfg))
+                        self.precision, head_weights(self.cfg))
         return {"fresh_value_loss": f"{parts['value_loss']:.4f}",
                 "fresh_policy_loss": f"{parts['policy_loss']:.4f}"}
 
@@ -387,7 +390,7 @@ class ZeroRun:
         subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
                         f"--nproc_per_node={self.cfg.trainer_procs}", "-m",
                         "goengine.training.zero_ddp", "--run-dir", str(self.dir),
-                        "--target", str(target)], check=True)
+                        "--target", str(target), "--cpu-precision", self.precision], check=True)
         self.net, ckpt = nets.load_checkpoint(self.dir / "checkpoint.pt")
         self.opt = self._optimizer(ckpt)
         self.steps = int(ckpt["steps"])

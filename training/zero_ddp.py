@@ -31,8 +31,10 @@ from goengine.training.optimizers import build_optimizer, restore_state
 from goengine.training.zero_train import STATS, run_steps, save_trainer
 
 
-def train_distributed(run_dir: Path, target: int, cfg) -> None:
-    """Run this process's share of the steps up to `target` (called under torchrun)."""
+def train_distributed(run_dir: Path, target: int, cfg, cpu_precision: str | None = None) -> None:
+    """Run this process's share of the steps up to `target` (called under torchrun); on CPUs at
+    `cpu_precision` when given (the loop's choice, training.precision.choose), so that every
+    process steps alike."""
     cuda = torch.cuda.is_available()
     dist.init_process_group("nccl" if cuda else "gloo")
     rank, world = dist.get_rank(), dist.get_world_size()
@@ -57,7 +59,8 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
     t0 = time.monotonic()
     steps, sums, k = run_steps(model, opt, window, cfg.size, max(1, cfg.batch_size // world),
                                rng, steps, target, cfg.checkpoint_every, save, device=device,
-                               precision=resolve_precision(cfg.precision, device),
+                               precision=(cpu_precision if cpu_precision and not cuda
+                                          else resolve_precision(cfg.precision, device)),
                                channels_last=cfg.channels_last, weights=head_weights(cfg))
     dt = max(time.monotonic() - t0, 1e-9)
     if rank == 0:
@@ -71,10 +74,13 @@ def train_distributed(run_dir: Path, target: int, cfg) -> None:
 @click.command()
 @click.option("--run-dir", required=True, type=click.Path(file_okay=False, exists=True))
 @click.option("--target", required=True, type=click.IntRange(1), help="train up to this step")
-def main(run_dir, target):
+@click.option("--cpu-precision", type=click.Choice(["fp32", "bf16"]), default=None,
+              help="the precision on CPUs (engine-train zero passes the one it chose) [default: "
+                   "the run's --precision, auto being fp32 here on a CPU]")
+def main(run_dir, target, cpu_precision):
     run_dir = Path(run_dir)
     cfg = ZeroConfig(**json.loads((run_dir / "zero_config.json").read_text()))
-    train_distributed(run_dir, target, cfg)
+    train_distributed(run_dir, target, cfg, cpu_precision)
 
 
 if __name__ == "__main__":

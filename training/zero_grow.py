@@ -42,7 +42,7 @@ from goengine.training.curves import append_row, read_rows
 from goengine.training.export import export_onnx
 from goengine.training.optimizers import build_optimizer
 from goengine.training.plots import save_figure, subplots
-from goengine.training.precision import resolve as resolve_precision
+from goengine.training.precision import choose as choose_precision
 from goengine.training.zero import ZeroConfig, head_weights
 from goengine.training.zero_shards import Window, load_shards, newest_shards
 from goengine.training.zero_train import (PARTS, ZeroBatch, measure, part_means,
@@ -168,7 +168,7 @@ class GrowConfig:
     minutes: float = 6.0        # the budget, when `steps` is 0
     steps: int = 0
     eval_every: int = 500       # steps between held-out measurements (and checkpoints)
-    precision: str = "auto"     # bf16 on a GPU (training.precision)
+    precision: str = "auto"     # bf16 on a GPU, timed on a CPU (training.precision.choose)
     channels_last: bool = True
     threads: int = 4            # torch's CPU threads
     batch_threads: int = 3      # threads making batches
@@ -223,11 +223,11 @@ def grow_run(run_dir: Path, out: Path, cfg: GrowConfig, device: torch.device, lo
     train, held = split_window(run_dir / "games", cfg.games, cfg.holdout_every)
     log(f"{run_dir}: {train.games} games ({len(train.z)} positions) to train on, "
         f"{held.games} held out ({len(held.z)} positions)")
-    precision = resolve_precision(cfg.precision, device)
+    big = grow(net, cfg.blocks, cfg.filters, cfg.seed).to(device)
+    precision = choose_precision(cfg.precision, device, big, size, 64, cfg.channels_last, log)
     (out / "curve.csv").unlink(missing_ok=True)
     base = measure(net.to(device), held, size, device, precision, weights)
     append_row(out / "curve.csv", CURVE_FIELDS, _row(0, 0, 0.0, 0.0, None, base, False))
-    big = grow(net.cpu(), cfg.blocks, cfg.filters, cfg.seed).to(device)
     log(f"grown {len(net.tower)}x{net.config['filters']} -> {cfg.blocks}x{cfg.filters}: held out "
         f"loss {base['loss']:.4f} (value {base['value_loss']:.4f}, policy "
         f"{base['policy_loss']:.4f}) for the run's net")
