@@ -399,18 +399,21 @@ CLUSTER_CPUS = (os.cpu_count() or 1) + 1
 @pytest.fixture
 def ray_cluster(tmp_path):
     """A Ray cluster of one head node started by `ray start`, as a user starts one on each
-    machine; its address, then `ray stop`."""
+    machine; its address and the environment to join it in, then `ray stop`. A home of its own:
+    a token left in the machine's ~/.ray by an earlier Ray would make the cluster refuse
+    clients without it."""
+    env = {**os.environ, "HOME": str(tmp_path)}
     ray_cli = os.path.join(os.path.dirname(sys.executable), "ray")
     port = _free_port()
     started = subprocess.run([ray_cli, "start", "--head", "--node-ip-address", "127.0.0.1",
-                              "--port", str(port), "--num-cpus", str(CLUSTER_CPUS), "--include-dashboard",
-                              "false", "--disable-usage-stats"],
-                             capture_output=True, text=True, timeout=180)
+                              "--port", str(port), "--num-cpus", str(CLUSTER_CPUS),
+                              "--include-dashboard", "false", "--disable-usage-stats"],
+                             capture_output=True, text=True, timeout=180, env=env)
     assert started.returncode == 0, started.stderr[-2000:]
     try:
-        yield f"127.0.0.1:{port}"
+        yield f"127.0.0.1:{port}", env
     finally:
-        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120)
+        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120, env=env)
 
 
 def test_selfplay_joins_a_ray_cluster_by_address(tiny, tmp_path, ray_cluster):
@@ -420,8 +423,9 @@ def test_selfplay_joins_a_ray_cluster_by_address(tiny, tmp_path, ray_cluster):
     out = tmp_path / "games"
     cmd = selfplay_cmd(out, tiny[1], 8)
     del cmd[cmd.index("--workers"):cmd.index("--workers") + 2]       # default: the cluster's CPUs
-    p = subprocess.run(cmd + ["--ray-address", ray_cluster], capture_output=True, text=True,
-                       timeout=600)
+    address, env = ray_cluster
+    p = subprocess.run(cmd + ["--ray-address", address], capture_output=True, text=True,
+                       timeout=600, env=env)
     assert p.returncode == 0, p.stderr[-2000:]
     assert f"{CLUSTER_CPUS} worker(s)" in p.stdout + p.stderr
     games = list(read_games(out))

@@ -112,7 +112,7 @@ class RLConfig:
     chunk: int = 512                # positions per forward/backward (bounds the memory)
     seed: int = 0
     threads: int = 1                # torch intra-op threads of the learner
-    precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU, and timed on a CPU)
+    precision: str = "auto"         # training.precision: bf16 autocast (auto: GPU; CPU: timed)
     channels_last: bool = True      # NHWC activations for the learner's convolutions
 
 

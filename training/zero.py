@@ -132,7 +132,7 @@ class ZeroConfig:
                                     # weight is on a loss in points, of another scale)
     checkpoint_every: int = 50
     threads: int = 1                # torch threads of each trainer process
-    precision: str = "auto"         # training.precision: bf16 autocast (auto: on a GPU, and timed on a CPU)
+    precision: str = "auto"         # training.precision: bf16 autocast (auto: GPU; CPU: timed)
     channels_last: bool = True      # NHWC activations for the trainer's convolutions
     trainer_procs: int = 1          # > 1: DistributedDataParallel under torchrun
     # gating
