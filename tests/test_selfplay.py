@@ -396,14 +396,20 @@ def _free_port() -> int:
 CLUSTER_CPUS = (os.cpu_count() or 1) + 1
 
 
-@pytest.fixture
-def ray_cluster(tmp_path):
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory):
     """A Ray cluster of one head node started by `ray start`, as a user starts one on each
-    machine; its address and the environment to join it in, then `ray stop`. A home of its own:
-    a token left in the machine's ~/.ray by an earlier Ray would make the cluster refuse
-    clients without it."""
-    env = {**os.environ, "HOME": str(tmp_path)}
+    machine; its address and the environment to join it in, then `ray stop`. Token
+    authentication, as Ray advises for a cluster, with a token of its own in a home of its own:
+    a local `ray.init` earlier in this process sets RAY_AUTH_MODE for its children, and a token
+    left in the machine's ~/.ray must not be the one that lets the client in."""
+    home = tmp_path_factory.mktemp("ray-home")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH_")}
+    env.update(HOME=str(home), RAY_AUTH_MODE="token")
     ray_cli = os.path.join(os.path.dirname(sys.executable), "ray")
+    token = subprocess.run([ray_cli, "get-auth-token", "--generate"], capture_output=True,
+                           text=True, timeout=120, env=env)
+    assert token.returncode == 0 and (home / ".ray" / "auth_token").is_file(), token.stderr
     port = _free_port()
     started = subprocess.run([ray_cli, "start", "--head", "--node-ip-address", "127.0.0.1",
                               "--port", str(port), "--num-cpus", str(CLUSTER_CPUS),
@@ -432,6 +438,40 @@ def test_selfplay_joins_a_ray_cluster_by_address(tiny, tmp_path, ray_cluster):
     assert len(games) == 8 == read_manifest(out)["games"]
     for g in games:
         check_record(g)
+
+
+def ray_address_cmd(tiny, out, address):
+    cmd = selfplay_cmd(out, tiny[1], 2)
+    del cmd[cmd.index("--workers"):cmd.index("--workers") + 2]
+    return cmd + ["--ray-address", address]
+
+
+def test_a_client_without_the_clusters_token_is_told_so(tiny, tmp_path, ray_cluster):
+    """A cluster with token authentication refuses a client that lacks its token: one clear
+    line naming the token, no traceback, nothing played."""
+    address, cluster_env = ray_cluster
+    env = {k: v for k, v in cluster_env.items() if not k.startswith("RAY_AUTH_")}
+    env["HOME"] = str(tmp_path)                                    # no ~/.ray/auth_token here
+    p = subprocess.run(ray_address_cmd(tiny, tmp_path / "games", address), capture_output=True,
+                       text=True, timeout=300, env=env)
+    assert p.returncode == 1
+    assert f"Error: cannot join the Ray cluster at {address}: the cluster uses token " \
+        "authentication" in p.stderr, p.stderr[-2000:]
+    assert "Traceback" not in p.stderr
+    assert not (tmp_path / "games" / "manifest.json").exists()
+
+
+def test_an_address_where_nothing_answers_fails_at_once(tiny, tmp_path):
+    """Ray would retry a dead address for minutes; the command says so in seconds."""
+    address = f"127.0.0.1:{_free_port()}"
+    t0 = time.monotonic()
+    p = subprocess.run(ray_address_cmd(tiny, tmp_path / "games", address), capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 1
+    assert f"Error: cannot join the Ray cluster at {address}: nothing answers" in p.stderr, \
+        p.stderr[-2000:]
+    assert "Traceback" not in p.stderr
+    assert time.monotonic() - t0 < 120
 
 
 # ---- REINFORCE ---------------------------------------------------------------------------------

@@ -12,13 +12,51 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 
+import click
 import ray
+from ray.exceptions import AuthenticationError
 
 from goengine.training.selfplay import SelfPlayWorker
 
 _RemoteWorker = ray.remote(num_cpus=1)(SelfPlayWorker)
 OBJECT_STORE_BYTES = 256 * 2**20      # a local Ray's object store: the networks and the results
+
+
+def _join(address: str) -> None:
+    """Connect this process to the cluster at `address`, or say plainly why it cannot."""
+    _check_answers(address)
+    try:
+        ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+    except (ConnectionError, AuthenticationError) as e:
+        lines = []
+        while e is not None:                  # Ray wraps the reason: its text or a cause deeper
+            lines += str(e).splitlines()
+            e = e.__cause__
+        auth = [ln for ln in lines if "AuthenticationError" in ln or "InvalidAuthToken" in ln]
+        if auth:
+            hint = ("the cluster uses token authentication: give this machine the cluster's "
+                    "token (~/.ray/auth_token, RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH)")
+        else:
+            hint = "is a cluster running there (`ray start --head` on its head node)?"
+        reason = (auth or lines or ["no reason given"])[0].strip()
+        raise click.ClickException(f"cannot join the Ray cluster at {address}: {hint} "
+                                   f"({reason[:300]})") from None
+
+
+def _check_answers(address: str, timeout: float = 10.0) -> None:
+    """Fail at once where nothing listens at a HOST:PORT address: Ray itself retries for
+    minutes. "auto" and addresses without a port are left to Ray."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as e:
+        raise click.ClickException(f"cannot join the Ray cluster at {address}: nothing answers "
+                                   f"at {host}:{port} ({e.strerror or e}); is `ray start --head` "
+                                   f"running there?") from None
 
 
 class RayWorkers:
@@ -27,7 +65,7 @@ class RayWorkers:
         self._started_ray = False
         if not ray.is_initialized():
             if address is not None:
-                ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+                _join(address)
             else:
                 ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False,
                          object_store_memory=OBJECT_STORE_BYTES, logging_level=logging.WARNING,
