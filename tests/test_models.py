@@ -2,6 +2,7 @@
 import onnx
 import pytest
 
+from goengine.engine.features import FEATURE_SETS
 from goengine.models import store
 from goengine.models.metadata import EXPECTED, ROLE_KINDS, ModelError, ModelMetadata
 from goengine.models.session import load_session
@@ -111,7 +112,6 @@ def test_wrong_input_shape(files, tmp_path):
 
 
 def test_expected_versions_come_from_the_feature_registry():
-    from goengine.engine.features import FEATURE_SETS
     assert EXPECTED == {name: fs.version for name, fs in FEATURE_SETS.items()}
     assert {"alphago48", "alphago49", "zero17"} <= set(EXPECTED)
 

@@ -1,6 +1,7 @@
 """engine.evaluator (UniformEvaluator) and models.onnx_evaluator.OnnxEvaluator."""
 import numpy as np
 import pytest
+import torch
 
 from goengine.engine import symmetry
 from goengine.engine.evaluator import Evaluation, Evaluator, UniformEvaluator
@@ -14,7 +15,6 @@ N = 9
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
-    import torch
     torch.manual_seed(0)  # fixed weights: the tests compare answers of these nets
     d = tmp_path_factory.mktemp("evaluator")
     made = {

@@ -5,9 +5,11 @@ from __future__ import annotations
 import ast
 import dataclasses
 import hashlib
+import importlib
 import itertools
 import pathlib
 import random
+import sys
 
 import pytest
 
@@ -119,7 +121,6 @@ def test_heldout_split_is_stable_and_proportional(source):
 
 def test_package_is_a_leaf():
     """sgf_tools imports only the standard library, sgfmill and itself."""
-    import sys
     stdlib = set(sys.stdlib_module_names)
     for path in PKG.glob("*.py"):
         tree = ast.parse(path.read_text(), str(path))
@@ -138,7 +139,6 @@ def test_package_is_a_leaf():
 
 
 def test_public_api_reexported():
-    import importlib
     pkg = importlib.import_module("goengine.sgf_tools")
     if getattr(pkg, "__file__", None) is None:
         pytest.skip("sgf_tools is seen as a namespace package: the editable install predates "

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+onnx = pytest.importorskip("onnx")
 
 from goengine.engine import symmetry  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training import nets  # noqa: E402
+from goengine.training.dataset import PackedPositions, _ShardWriter  # noqa: E402
 from goengine.training.export import export_onnx, parity_inputs, run_torch  # noqa: E402
-from goengine.training.loop import TrainConfig, aux_loss, head_args  # noqa: E402
+from goengine.training.loop import TrainConfig, aux_loss, head_args, train  # noqa: E402
 
 
 def small(**heads):
@@ -68,7 +70,6 @@ def test_head_args_refuse_unknown_heads_and_other_kinds():
 
 
 def test_export_names_the_heads_and_onnxruntime_matches_torch(exported):
-    import onnx
     for name, want in (("plain", []), ("both", ["ownership", "score"]), ("score", ["score"])):
         net, path = exported[name]
         proto = onnx.load(str(path))
@@ -146,7 +147,6 @@ def test_value_training_with_heads_on_value_data(tmp_path):
 def test_shards_without_targets_refuse_the_heads(tmp_path):
     """Shards without own / score arrays (policy data, older human-game shards) cannot train the
     heads: a clear error, not a batch of zeros that would teach every point to be neutral."""
-    from goengine.training.dataset import PackedPositions, _ShardWriter
     for split in ("train", "heldout"):
         w = _ShardWriter(tmp_path, f"{split}-5", 8, (49 * 25 + 7) // 8)
         for _ in range(3):
@@ -157,7 +157,6 @@ def test_shards_without_targets_refuse_the_heads(tmp_path):
     with pytest.raises(ValueError, match="no ownership"):
         data.batch(np.arange(3), symmetry=0, aux=True)
     (tmp_path / "dataset.json").write_text(json.dumps({"planes": 49}))
-    from goengine.training.loop import train
     with pytest.raises(ValueError, match="value-data"):
         train(TrainConfig(kind="value", steps=1, heads=("ownership",), threads=1), tmp_path,
               tmp_path / "run", log=lambda m: None)

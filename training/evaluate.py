@@ -18,12 +18,15 @@ from pathlib import Path
 
 import click
 import numpy as np
+import torch
 
 from goengine.engine.coords import PASS, loc_to_pos
 from goengine.engine.features import FEATURE_SETS, extract
 from goengine.engine.replay import ReplayError, positions
 from goengine.models.metadata import ModelError
+from goengine.models.session import load_session
 from goengine.sgf_tools import FilterConfig, FilterStats, ReadStats, apply_filters, iter_games
+from goengine.training import nets
 from goengine.training.dataset import REPLAY_RULES, PackedPositions, outcome, shard_sizes
 
 
@@ -57,14 +60,11 @@ class _Model:
 
     def __init__(self, path: Path, threads: int):
         if path.suffix == ".onnx":
-            from goengine.models.session import load_session
             self.session = load_session(path, threads)
             self.kind = self.session.meta.kind
             self.feature_set = self.session.meta.feature_set
             self.run = lambda x: self.session.session.run(None, {self.session.input_name: x})[0]
         else:
-            import torch
-            from goengine.training import nets
             torch.set_num_threads(threads)
             net, _ = nets.load_checkpoint(path)
             net.eval()
