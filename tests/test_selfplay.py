@@ -461,6 +461,18 @@ def test_a_client_without_the_clusters_token_is_told_so(tiny, tmp_path, ray_clus
     assert not (tmp_path / "games" / "manifest.json").exists()
 
 
+def test_a_local_run_beside_a_started_cluster_starts_its_own_ray(tiny, tmp_path, ray_cluster):
+    """`--workers 2` without an address is a local Ray of 2 workers even while a cluster that
+    `ray start` made runs on this machine (a bare ray.init() would join that cluster)."""
+    out = tmp_path / "games"
+    cmd = selfplay_cmd(out, tiny[1], 4)
+    cmd[cmd.index("--workers") + 1] = "2"
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert "2 worker(s)" in p.stdout + p.stderr
+    assert len(list(read_games(out))) == 4
+
+
 def test_an_address_where_nothing_answers_fails_at_once(tiny, tmp_path):
     """Ray would retry a dead address for minutes; the command says so in seconds."""
     address = f"127.0.0.1:{_free_port()}"

@@ -67,7 +67,10 @@ class RayWorkers:
             if address is not None:
                 _join(address)
             else:
-                ray.init(num_cpus=workers or os.cpu_count(), include_dashboard=False,
+                # "local": a Ray of its own even where `ray start` left a cluster on this
+                # machine, which a bare ray.init() would join (and refuse num_cpus for)
+                ray.init(address="local", num_cpus=workers or os.cpu_count(),
+                         include_dashboard=False,
                          object_store_memory=OBJECT_STORE_BYTES, logging_level=logging.WARNING,
                          log_to_driver=False)
                 self._started_ray = True
