@@ -3,10 +3,12 @@ on 5x5 and 7x7 with a tiny policy net exported to ONNX and played by onnxruntime
 import csv
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -399,10 +401,11 @@ CLUSTER_CPUS = (os.cpu_count() or 1) + 1
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory):
     """A Ray cluster of one head node started by `ray start`, as a user starts one on each
-    machine; its address and the environment to join it in, then `ray stop`. Token
-    authentication, as Ray advises for a cluster, with a token of its own in a home of its own:
-    a local `ray.init` earlier in this process sets RAY_AUTH_MODE for its children, and a token
-    left in the machine's ~/.ray must not be the one that lets the client in."""
+    machine; its address and the environment to join it in. Token authentication, as Ray advises
+    for a cluster, with a token of its own in a home of its own: a local `ray.init` earlier in
+    this process sets RAY_AUTH_MODE for its children, and a token left in the machine's ~/.ray
+    must not be the one that lets the client in. `--block` and a temp dir of its own, so that
+    stopping it stops only it (`ray stop` would stop every Ray on the machine)."""
     home = tmp_path_factory.mktemp("ray-home")
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH_")}
     env.update(HOME=str(home), RAY_AUTH_MODE="token")
@@ -410,16 +413,36 @@ def ray_cluster(tmp_path_factory):
     token = subprocess.run([ray_cli, "get-auth-token", "--generate"], capture_output=True,
                            text=True, timeout=120, env=env)
     assert token.returncode == 0 and (home / ".ray" / "auth_token").is_file(), token.stderr
+    temp_dir = tempfile.mkdtemp(prefix="ray")     # short: Ray's unix sockets live under it
     port = _free_port()
-    started = subprocess.run([ray_cli, "start", "--head", "--node-ip-address", "127.0.0.1",
-                              "--port", str(port), "--num-cpus", str(CLUSTER_CPUS),
-                              "--include-dashboard", "false", "--disable-usage-stats"],
-                             capture_output=True, text=True, timeout=180, env=env)
-    assert started.returncode == 0, started.stderr[-2000:]
+    log = open(home / "ray-start.log", "w")
+    head = subprocess.Popen([ray_cli, "start", "--head", "--block", "--node-ip-address",
+                             "127.0.0.1", "--port", str(port), "--num-cpus", str(CLUSTER_CPUS),
+                             "--temp-dir", temp_dir, "--include-dashboard", "false",
+                             "--disable-usage-stats"], stdout=log, stderr=subprocess.STDOUT, env=env)
     try:
+        deadline = time.monotonic() + 180
+        while not _answers(port):
+            assert head.poll() is None and time.monotonic() < deadline, \
+                (home / "ray-start.log").read_text()[-2000:]
+            time.sleep(0.5)
         yield f"127.0.0.1:{port}", env
     finally:
-        subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120, env=env)
+        head.terminate()                          # --block stops the node's processes on SIGTERM
+        try:
+            head.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            head.kill()
+        log.close()
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+def _answers(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
 
 
 def test_selfplay_joins_a_ray_cluster_by_address(tiny, tmp_path, ray_cluster):
