@@ -440,6 +440,13 @@ class TimeConfig:
     lag_block: int = 8          # whole-second reports: consecutive samples averaged (truncation)
     lag_sigmas: float = 2.5
     lag_min: float = 0.1
+    # A controller that has sent no time_left by our lag_unreported_after-th move keeps the clock
+    # itself without telling (GoGui and gogui-twogtp, other GUIs): a local program whose lag is that
+    # of a pipe, so lag_unreported (plus our measured overrun) replaces lag_initial. Servers (KGS,
+    # OGS through gtp2ogs, CGOS) report before every move; `lag_margin` fixes the margin for one
+    # that does not.
+    lag_unreported: float = 0.25
+    lag_unreported_after: int = 1
     # The per-move lag margin is at least this fraction of the overtime time per move (byo-yomi period,
     # Canadian period / stones, simple time per move, Fischer increment).
     lag_fraction: float = 0.05
@@ -473,7 +480,8 @@ class TimeConfig:
     def __post_init__(self) -> None:
         for name in ("lag_fraction", "min_move_time", "game_length", "min_moves_left",
                      "min_moves_left_abs", "reserve_moves", "middle_game_emphasis", "increment_fraction",
-                     "default_time_per_move", "lag_initial", "lag_sigmas", "lag_min"):
+                     "default_time_per_move", "lag_initial", "lag_sigmas", "lag_min",
+                     "lag_unreported"):
             v = getattr(self, name)
             if not (v >= 0):
                 raise ValueError(f"TimeConfig.{name} must be >= 0, got {v!r}")
@@ -481,6 +489,8 @@ class TimeConfig:
             raise ValueError(f"TimeConfig.lag_margin must be >= 0 or None, got {self.lag_margin!r}")
         if self.lag_min_samples < 2 or self.lag_window < self.lag_min_samples:
             raise ValueError("TimeConfig: need 2 <= lag_min_samples <= lag_window")
+        if self.lag_unreported_after < 1:
+            raise ValueError("TimeConfig.lag_unreported_after must be >= 1")
         if self.lag_block < 1:
             raise ValueError("TimeConfig.lag_block must be >= 1")
         if not (self.middle_game_width > 0):
@@ -516,6 +526,8 @@ class LagEstimator:
         self.samples: list[float] = []
         self.overruns: list[float] = []
         self.whole_seconds = True     # every report so far was a whole number of seconds
+        self.reports = 0              # time_left reports of either colour, ever
+        self.moves = 0                # our moves under a clock, ever
         self._pending: dict[int, tuple] = {}
 
     def moved(self, clock: Clock, color: int, elapsed: float, planned: float | None,
@@ -523,11 +535,13 @@ class LagEstimator:
         """Our move for `color` took `elapsed` seconds, `planned` of them for the search; `clock`
         still holds the report before it."""
         self._pending[color] = (clock, clock.generation, clock.state(color), elapsed)
+        self.moves += 1
         if planned is not None:
             self.overruns = (self.overruns + [max(0.0, elapsed - planned)])[-window:]
 
     def reported(self, clock: Clock, color: int, window: int) -> None:
         """The controller has just reported `color`'s clock (`Clock.update`)."""
+        self.reports += 1
         pending = self._pending.pop(color, None)
         if pending is None:
             return
@@ -545,7 +559,10 @@ class LagEstimator:
     def margin(self, config: "TimeConfig") -> float:
         if config.lag_margin is not None:
             return config.lag_margin
+        overrun = _high_quantile(self.overruns, config.lag_sigmas, 0.0) if self.overruns else 0.0
         if len(self.samples) < config.lag_min_samples:
+            if self.reports == 0 and self.moves >= config.lag_unreported_after:
+                return config.lag_unreported + overrun
             return config.lag_initial
         if self.whole_seconds:
             k = min(config.lag_block, len(self.samples) - 1)
@@ -553,7 +570,6 @@ class LagEstimator:
             lag = _high_quantile(means, config.lag_sigmas, self.QUANTISATION_VAR / (k * k))
         else:
             lag = _high_quantile(self.samples, config.lag_sigmas, 0.0)
-        overrun = _high_quantile(self.overruns, config.lag_sigmas, 0.0) if self.overruns else 0.0
         return max(config.lag_min, lag) + max(0.0, overrun)
 
 

@@ -43,6 +43,7 @@ class EngineConfig:
     komi_scale: float | None = None
     score_utility: float | None = None   # NetSearchConfig.score_utility (Zero, score head)
     lag_margin: float | None = None   # TimeConfig.lag_margin
+    lag_unreported: float | None = None   # TimeConfig.lag_unreported
     ponder: bool = False              # search on the opponent's time (keeps the tree)
     auto_search: bool = False         # --search auto chose the search: other sizes fall back to
                                       # the heuristic MCTS instead of being refused

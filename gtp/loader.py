@@ -85,6 +85,8 @@ def _player(cfg: EngineConfig, search) -> Player:
         tcfg["fixed_time_per_move"] = cfg.time_per_move
     if cfg.lag_margin is not None:
         tcfg["lag_margin"] = cfg.lag_margin
+    if cfg.lag_unreported is not None:
+        tcfg["lag_unreported"] = cfg.lag_unreported
     # every search judges dead stones with the one judgement (engine.deadstones)
     return Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
 

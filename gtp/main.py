@@ -87,6 +87,9 @@ def _finite(ctx, param, value):
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
               help="Seconds kept back on every move for network and GUI lag [default: measured "
                    "from the controller's time_left reports; 1 s until 5 moves are measured].")
+@click.option("--lag-unreported", type=click.FloatRange(min=0), default=0.25, show_default=True,
+              help="The lag margin, plus our measured overrun, with a controller that has sent no "
+                   "time_left by our first move (GoGui, gogui-twogtp: a local clock).")
 @click.option("--model-dir", type=click.Path(exists=True, file_okay=False, dir_okay=True),
               default=None, help="Directory of the ONNX models (alphago, zero, policy).")
 @click.option("--model-precision", type=click.Choice(["auto", "int8", "fp32"], case_sensitive=False),
@@ -132,8 +135,9 @@ def _finite(ctx, param, value):
                    "start otherwise compiles for about 40 s. The engine also does this in the "
                    "background at every start, before its first move.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, value_komi, komi_scale, score_utility, ponder, lag_margin, model_dir,
-        model_precision, policy_file, value_file, zero_file, playouts, visits, time_per_move, threads,
+        rollout_threads, value_komi, komi_scale, score_utility, ponder, lag_margin, lag_unreported,
+        model_dir, model_precision, policy_file, value_file, zero_file, playouts, visits,
+        time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
     if warmup:
@@ -154,7 +158,7 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           policy_temperature=policy_temperature,
                           rollout_threads=rollout_threads, value_komi=value_komi,
                           komi_scale=komi_scale, score_utility=score_utility,
-                          lag_margin=lag_margin,
+                          lag_margin=lag_margin, lag_unreported=lag_unreported,
                           ponder=ponder)
     if config.search == "auto":
         config = resolve_auto_search(config)

@@ -410,11 +410,14 @@ SYSTEMS_19 = {
 CASES = [(s, m) for s in SYSTEMS_19 for m in ("kgs", "plain")] + [("fischer", "kgs-nokata")]
 
 
-def play_game(system, tc, mode, size=19, plies=250, seed=0, extend_every=0, self_tracking=False):
+def play_game(system, tc, mode, size=19, plies=250, seed=0, extend_every=0, self_tracking=False,
+              max_lag=CFG.lag_initial, tm=None):
     """The engine plays both colours for `plies` moves. Before each genmove the clock commands are
     sent as gtp2ogs does (or, self-tracking, only the settings once and then Clock.spend). The engine
     spends exactly the budget (or the hard limit every `extend_every` moves) and the server charges that
-    plus a random lag below the lag margin."""
+    plus a random lag below `max_lag` (the margin: 1 s before any lag is measured). A time manager
+    of its own unless `tm` is given: what it learns of the controller stays in this game."""
+    tm = tm if tm is not None else TimeManager(CFG)
     rng = random.Random(seed)
     server = {"black": OGSClock(system, **tc), "white": OGSClock(system, **tc)}
     spent = []
@@ -425,15 +428,15 @@ def play_game(system, tc, mode, size=19, plies=250, seed=0, extend_every=0, self
             clock = own_clock
         else:
             clock = apply_gtp(load_clock(server["black"], "black", mode) + load_clock(server["white"], "white", mode)[1:])
-        budget, hard = TM.limits(clock, COLOURS[color], ply, size)
+        budget, hard = tm.limits(clock, COLOURS[color], ply, size)
         assert 0 < budget <= hard
         think = hard if extend_every and ply % extend_every == extend_every - 1 else budget
         if self_tracking:
             if ply % 4 < 2:
                 clock.spend(COLOURS[color], think)  # what engine.player does: the measured time (+ assumed lag)
             else:
-                TM.charge(clock, COLOURS[color], think)
-        server[color].move(think + rng.uniform(0, 0.95 * CFG.lag_initial))
+                tm.charge(clock, COLOURS[color], think)
+        server[color].move(think + rng.uniform(0, 0.95 * max_lag))
         assert not server[color].flagged, (system, mode, ply, think, clock)
         spent.append(think)
     return server, spent
@@ -467,8 +470,56 @@ def test_simulated_game_with_extensions(system, mode):
 
 @pytest.mark.parametrize("system", list(SYSTEMS_19))
 def test_simulated_game_without_time_left(system):
-    # a controller that sends the settings once and never time_left: the engine's own tracking
-    play_game(system, SYSTEMS_19[system], "plain" if system != "fischer" else "kgs", self_tracking=True, seed=3)
+    """A controller that sends the settings once and never time_left (GoGui, gogui-twogtp): the
+    engine's own tracking, with the lag of a local program, against the engine's margin for one."""
+    mode = "plain" if system != "fischer" else "kgs"
+    play_game(system, SYSTEMS_19[system], mode, self_tracking=True, seed=3,
+              max_lag=CFG.lag_unreported)
+
+
+@pytest.mark.parametrize("system", list(SYSTEMS_19))
+def test_a_silent_controller_with_a_servers_lag_needs_a_fixed_margin(system):
+    """One that never reports and yet adds up to 1 s a move (no known server does): --lag-margin 1
+    keeps the engine on time."""
+    mode = "plain" if system != "fischer" else "kgs"
+    play_game(system, SYSTEMS_19[system], mode, self_tracking=True, seed=3,
+              tm=TimeManager(TimeConfig(lag_margin=1.0)))
+
+
+def test_the_margin_of_a_controller_that_never_reports():
+    """lag_initial until our first move; then, no time_left having come, lag_unreported plus our
+    overrun; any report at all puts the 1 s back until the lag is measured."""
+    lag = LagEstimator()
+    clock = Clock.absolute(60)
+    assert lag.margin(CFG) == CFG.lag_initial
+    lag.moved(clock, BLACK, 1.05, 1.0, CFG.lag_window)
+    assert lag.margin(CFG) == pytest.approx(CFG.lag_unreported + 0.05)
+    clock.update(WHITE, 58, 0)
+    lag.reported(clock, WHITE, CFG.lag_window)
+    assert lag.margin(CFG) == CFG.lag_initial
+    assert LagEstimator().margin(TimeConfig(lag_margin=0.7)) == 0.7
+
+
+def test_sudden_death_on_9x9_without_reports_uses_the_clock():
+    """gogui-twogtp's `-time 1m` on 9x9: time_settings 60 0 0 and no time_left. Keeping back 1 s
+    for each of the 28 expected moves and 30 more left 0.1 s a move; a local controller's margin
+    leaves most of the minute to think, and the game stays on time at twice the expected length."""
+    tm = TimeManager(TimeConfig())
+    clock = Clock.absolute(60)
+    first = tm.budget(clock, BLACK, 0, 9)
+    tm.charge(clock, BLACK, first + 0.01, first)
+    assert tm.budget(clock, BLACK, 2, 9) > 10 * first
+    rng = random.Random(5)
+    server = Clock.absolute(60)
+    used = 0.0
+    for ply in range(2, 120, 2):                    # 59 more own moves
+        think = tm.budget(clock, BLACK, ply, 9)
+        took = think + rng.uniform(0, 0.03)
+        tm.charge(clock, BLACK, took, think)
+        server.spend(BLACK, took + rng.uniform(0, 0.95 * CFG.lag_unreported), lag=0.0)
+        assert not server.state(BLACK).flagged, ply
+        used += took
+    assert used > 0.6 * 60
 
 
 @pytest.mark.parametrize("system,tc", [
