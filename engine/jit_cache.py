@@ -57,8 +57,8 @@ def _usable(path: Path) -> bool:
 def _private_temp_dir() -> str:
     """`<tmp>/goengine-numba-<uid>`, this user's alone (mode 0700); a fresh one where that name is
     taken by another user or open to others, whose cached code this process must not load."""
-    uid = os.getuid() if hasattr(os, "getuid") else 0
-    path = os.path.join(tempfile.gettempdir(), f"goengine-numba-{uid}")
+    uid = os.getuid() if hasattr(os, "getuid") else None      # None: no owners to check
+    path = os.path.join(tempfile.gettempdir(), f"goengine-numba-{uid or 0}")
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
@@ -66,7 +66,7 @@ def _private_temp_dir() -> str:
     except OSError:
         return tempfile.mkdtemp(prefix="goengine-numba-")
     info = os.lstat(path)
-    mine = stat.S_ISDIR(info.st_mode) and (not hasattr(os, "getuid") or info.st_uid == uid)
+    mine = stat.S_ISDIR(info.st_mode) and uid in (None, info.st_uid)
     if not mine or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return tempfile.mkdtemp(prefix="goengine-numba-")
     return path

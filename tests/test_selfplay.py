@@ -407,8 +407,7 @@ def ray_cluster(tmp_path_factory):
     must not be the one that lets the client in. `--block` and a temp dir of its own, so that
     stopping it stops only it (`ray stop` would stop every Ray on the machine)."""
     home = tmp_path_factory.mktemp("ray-home")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH_")}
-    env.update(HOME=str(home), RAY_AUTH_MODE="token")
+    env = {**_without_ray_auth(os.environ), "HOME": str(home), "RAY_AUTH_MODE": "token"}
     ray_cli = os.path.join(os.path.dirname(sys.executable), "ray")
     token = subprocess.run([ray_cli, "get-auth-token", "--generate"], capture_output=True,
                            text=True, timeout=120, env=env)
@@ -437,6 +436,10 @@ def ray_cluster(tmp_path_factory):
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
+def _without_ray_auth(env) -> dict:
+    return {k: v for k, v in env.items() if not k.startswith("RAY_AUTH_")}
+
+
 def _answers(port: int) -> bool:
     try:
         socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -450,10 +453,8 @@ def test_selfplay_joins_a_ray_cluster_by_address(tiny, tmp_path, ray_cluster):
     changes: a worker per CPU of the cluster, the games asked for, whole shards, records the
     rules core replays."""
     out = tmp_path / "games"
-    cmd = selfplay_cmd(out, tiny[1], 8)
-    del cmd[cmd.index("--workers"):cmd.index("--workers") + 2]       # default: the cluster's CPUs
     address, env = ray_cluster
-    p = subprocess.run(cmd + ["--ray-address", address], capture_output=True, text=True,
+    p = subprocess.run(ray_address_cmd(tiny, out, address, 8), capture_output=True, text=True,
                        timeout=600, env=env)
     assert p.returncode == 0, p.stderr[-2000:]
     assert f"{CLUSTER_CPUS} worker(s)" in p.stdout + p.stderr
@@ -463,8 +464,9 @@ def test_selfplay_joins_a_ray_cluster_by_address(tiny, tmp_path, ray_cluster):
         check_record(g)
 
 
-def ray_address_cmd(tiny, out, address):
-    cmd = selfplay_cmd(out, tiny[1], 2)
+def ray_address_cmd(tiny, out, address, games=2):
+    """selfplay_cmd at a cluster's address, with no --workers: the cluster's CPUs."""
+    cmd = selfplay_cmd(out, tiny[1], games)
     del cmd[cmd.index("--workers"):cmd.index("--workers") + 2]
     return cmd + ["--ray-address", address]
 
@@ -473,8 +475,7 @@ def test_a_client_without_the_clusters_token_is_told_so(tiny, tmp_path, ray_clus
     """A cluster with token authentication refuses a client that lacks its token: one clear
     line naming the token, no traceback, nothing played."""
     address, cluster_env = ray_cluster
-    env = {k: v for k, v in cluster_env.items() if not k.startswith("RAY_AUTH_")}
-    env["HOME"] = str(tmp_path)                                    # no ~/.ray/auth_token here
+    env = {**_without_ray_auth(cluster_env), "HOME": str(tmp_path)}  # no ~/.ray/auth_token here
     p = subprocess.run(ray_address_cmd(tiny, tmp_path / "games", address), capture_output=True,
                        text=True, timeout=300, env=env)
     assert p.returncode == 1
