@@ -15,10 +15,18 @@ import pytest
 from test_gtp_harness import ROOT, Engine
 
 ROOT_PATH = Path(ROOT)
-SOURCE_DIRS = ("engine", "gtp", "match", "models", "sgf_tools", "training", "tests", "benchmarks")
+SOURCE_DIRS = ("engine", "gtp", "match", "models", "sgf_tools", "training", "tests", "benchmarks",
+               "experiments")
 NUMBERED_DOCS = ("docs/algorithms.md", "docs/gtp.md")
 
 DOC_PATH = re.compile(r"(?<![\w/.])docs/[\w./-]+\.md")
+# a record or curve behind a figure; `*` stands for any part of a name (a family of records)
+RECORD_PATH = re.compile(r"(?<![\w/.])docs/results/(?:[\w.-]+/)*[\w.*-]+\.(?:txt|csv|png|sgf|json)")
+# a link in Markdown to a file of the repository: [text](path) or [text](path#anchor)
+LINK = re.compile(r"\]\((?!https?:|#|mailto:)([^)#\s]+)")
+# an internal run number (the word session and a number); evidence is dated by calendar date
+RUN_NUMBER = re.compile(r"sessions? \d", re.IGNORECASE)
+README_MAX_LINES = 320
 SECTION = r"§\d+(?:\.\d+)*"
 # a doc path, then one or more sections joined by ", ", " and " or "-" (a range)
 CITATION = re.compile(rf"(docs/[\w-]+\.md)`?\s*({SECTION}(?:(?:,\s*|\s+and\s+|-){SECTION})*)")
@@ -27,8 +35,9 @@ HEADING = re.compile(r"^#{2,4}\s+(\d+(?:\.\d+)*)\.?\s", re.MULTILINE)
 
 
 def _texts() -> dict[str, str]:
-    """Every file that may cite the docs: sources, tests, benchmarks, README and the docs."""
-    files = [ROOT_PATH / "README.md", *sorted((ROOT_PATH / "docs").glob("*.md"))]
+    """Every file that may cite the docs: sources, tests, benchmarks, experiments, README and the
+    docs."""
+    files = [ROOT_PATH / "README.md", *sorted((ROOT_PATH / "docs").rglob("*.md"))]
     for d in SOURCE_DIRS:
         files += sorted((ROOT_PATH / d).rglob("*.py"))
     return {str(f.relative_to(ROOT_PATH)): f.read_text(encoding="utf-8") for f in files}
@@ -47,6 +56,38 @@ def test_cited_doc_files_exist():
     missing = sorted({f"{name}: {path}" for name, text in _texts().items()
                       for path in DOC_PATH.findall(text) if not (ROOT_PATH / path).is_file()})
     assert not missing, "\n".join(missing)
+
+
+def test_cited_records_exist():
+    missing = sorted({f"{name}: {path}" for name, text in _texts().items()
+                      for path in RECORD_PATH.findall(text)
+                      if not any(ROOT_PATH.glob(path)) and not (ROOT_PATH / path).is_file()})
+    assert not missing, "\n".join(missing)
+
+
+def test_markdown_links_lead_to_files():
+    docs = [ROOT_PATH / "README.md", *sorted((ROOT_PATH / "docs").rglob("*.md"))]
+    missing = sorted(f"{doc.relative_to(ROOT_PATH)}: {target}" for doc in docs
+                     for target in LINK.findall(doc.read_text(encoding="utf-8"))
+                     if not (doc.parent / target).exists())
+    assert not missing, "\n".join(missing)
+
+
+def test_readme_is_a_user_guide_of_bounded_length():
+    lines = (ROOT_PATH / "README.md").read_text(encoding="utf-8").count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines; results go to docs/results/"
+
+
+def test_no_internal_run_numbers():
+    """Evidence is dated by calendar date and commit, never by an internal run number."""
+    texts = dict(_texts())
+    for folder in ("docs", "models", "training"):
+        for f in sorted((ROOT_PATH / folder).rglob("*")):
+            if f.suffix in (".md", ".txt", ".csv", ".json") and f.is_file():
+                texts[str(f.relative_to(ROOT_PATH))] = f.read_text(encoding="utf-8")
+    bad = sorted(f"{name}: {m.group(0)}" for name, text in texts.items()
+                 for m in RUN_NUMBER.finditer(text))
+    assert not bad, "\n".join(bad)
 
 
 def test_no_citation_of_notes_outside_the_repository():

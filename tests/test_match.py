@@ -279,7 +279,7 @@ def _engine_gtp_argv() -> list[str] | None:
 def _only_gnugo_superko_forfeits(s) -> None:
     """Every move goengine (A) played was legal. GNU Go (B) knows only simple ko, so the referee's
     positional superko can, rarely, forfeit one of its moves, and GNU Go 3.8 itself segfaults in
-    some 19x19 positions (docs/matches/gnugo-segfault-19x19.sgf); nothing else may end a game so."""
+    some 19x19 positions (docs/results/matches/gnugo-segfault-19x19.sgf); nothing else may end a game so."""
     assert "A" not in s.forfeits, [r.forfeit_reason for r in s.results]
     for r in s.results:
         if r.end == "forfeit":

@@ -80,7 +80,7 @@ def test_territory_rules_count_the_dead_stone_as_a_prisoner(komi, expect_pass):
     assert (_heuristic_player().genmove(g, BLACK) == PASS) is expect_pass
 
 
-# A real position (engine-match, session 4, game 2 of the policy alone on 9x9): GNU Go (black)
+# A real position (engine-match, 2026-11-23, game 2 of the policy alone on 9x9): GNU Go (black)
 # passed at move 31 with white's F4 dead inside black's lower side. As it stands white wins (F4
 # makes the lower side neutral); counted, black wins by 8. The old rule passed here and lost B+8;
 # playing on, the same player later won this game W+21.

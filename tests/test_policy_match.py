@@ -1,4 +1,4 @@
-"""benchmarks/policy_match.py runs as a user runs it: a subprocess on the bundled policy, a tiny
+"""experiments/policy_match.py runs as a user runs it: a subprocess on the bundled policy, a tiny
 board, in this process (`--workers 0`), with each way the networks see the board."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ POLICY = ROOT / "models" / "bundled" / "policy.onnx"
 
 
 def _match(*args: str) -> tuple[str, int, int, int]:
-    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "policy_match.py"), str(POLICY),
+    p = subprocess.run([sys.executable, str(ROOT / "experiments" / "policy_match.py"), str(POLICY),
                         str(POLICY), "--size", "5", "--games", "8", "--workers", "0", *args],
                        capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert p.returncode == 0, p.stderr[-3000:]

@@ -1,4 +1,4 @@
-"""benchmarks/search_vs_policy.py runs as a user runs it: a subprocess on the bundled networks,
+"""experiments/search_vs_policy.py runs as a user runs it: a subprocess on the bundled networks,
 a tiny board, both ways of valuing a leaf."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ BUNDLED = ROOT / "models" / "bundled"
 
 @pytest.mark.parametrize("lam", ["0", "0.5"])
 def test_search_against_a_greedy_policy_counts_every_game(lam):
-    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "search_vs_policy.py"),
+    p = subprocess.run([sys.executable, str(ROOT / "experiments" / "search_vs_policy.py"),
                         str(BUNDLED / "policy.onnx"), str(BUNDLED / "value.onnx"),
                         str(BUNDLED / "policy.onnx"), "--size", "5", "--games", "4", "--visits",
                         "8", "--lam", lam, "--sampled-moves", "2", "--workers", "2"],

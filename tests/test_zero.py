@@ -349,7 +349,7 @@ def test_registry_networks_say_the_komi_they_learned_at(tmp_path):
 
 def test_a_networks_settings_change_only_its_own_searches():
     """A job's `settings` give one network's searches other NetSearchConfig fields (what
-    benchmarks/zero_match.py compares on one network): with almost no exploration term its
+    experiments/zero_match.py compares on one network): with almost no exploration term its
     search piles the visits on few moves, the other's spreads them by the priors."""
     g = Game(5, zero_rules(0.5))
     job = ZeroGamesJob(pairs=[("a", "b")], size=5, noise=False, c_puct=5.0,

@@ -104,7 +104,7 @@ class ZeroGamesJob:
                                      # the noised (full) searches, k of sqrt(k P N) (KataGo: 2)
     c_puct: float = ZERO_C_PUCT      # the searches' PUCT exploration constant
     settings: dict = field(default_factory=dict)  # network name -> NetSearchConfig fields its
-                                     # searches play with instead (benchmarks/zero_match.py
+                                     # searches play with instead (experiments/zero_match.py
                                      # compares search settings on one network)
 
     def networks(self) -> set[str]:
