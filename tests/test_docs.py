@@ -25,7 +25,7 @@ RECORD_PATH = re.compile(r"(?<![\w/.])docs/results/(?:[\w.-]+/)*[\w.*-]+\.(?:txt
 # a link in Markdown to a file of the repository: [text](path) or [text](path#anchor)
 LINK = re.compile(r"\]\((?!https?:|#|mailto:)([^)#\s]+)")
 # an internal run number (the word session and a number); evidence is dated by calendar date
-RUN_NUMBER = re.compile(r"sessions? \d", re.IGNORECASE)
+RUN_NUMBER = re.compile(r"sessions?\s+\d", re.IGNORECASE)
 README_MAX_LINES = 320
 SECTION = r"§\d+(?:\.\d+)*"
 # a doc path, then one or more sections joined by ", ", " and " or "-" (a range)
