@@ -81,7 +81,7 @@ def test_readme_is_a_user_guide_of_bounded_length():
 def test_no_internal_run_numbers():
     """Evidence is dated by calendar date and commit, never by an internal run number."""
     texts = dict(_texts())
-    for folder in ("docs", "models", "training"):
+    for folder in ("docs", "models", "training", "checkpoints", "experiments"):
         for f in sorted((ROOT_PATH / folder).rglob("*")):
             if f.suffix in (".md", ".txt", ".csv", ".json") and f.is_file():
                 texts[str(f.relative_to(ROOT_PATH))] = f.read_text(encoding="utf-8")
