@@ -1,6 +1,6 @@
 """Subnormal weights: evaluations/s of ONNX files as they are and with those weights set to zero.
 
-    python benchmarks/bench_denormals.py training/checkpoints/zero9/registry/gen-00*.onnx
+    python benchmarks/bench_denormals.py checkpoints/zero9/registry/gen-*.onnx
     python benchmarks/bench_denormals.py FILE... --size 19 --batch 1 --batch 8
 
 Weight decay drives the weights a net stops using toward zero, below float32's smallest normal

@@ -2,8 +2,8 @@
 policy it would teach? Search-guided policy targets (AlphaGo Zero's policy improvement) only lift
 a policy whose search plays better than the policy itself.
 
-    python benchmarks/search_vs_policy.py training/checkpoints/rl9s/policy-ema-40.onnx \
-        training/checkpoints/rl9e/value-9x9.onnx runs/rl9s/pool/sl.onnx --size 9 --games 200 \
+    python benchmarks/search_vs_policy.py runs/rl9s/policy.onnx \
+        runs/value9/value.onnx runs/rl9s/pool/sl.onnx --size 9 --games 200 \
         --visits 256 --lam 0
 
 The first side is `engine.search.network.NetworkSearch` in AlphaGo mode with PRIOR as its priors

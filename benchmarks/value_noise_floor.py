@@ -19,8 +19,8 @@ A goal below the floor asks for a sharper policy in the endings (the floor falls
 decides z becomes less random), not for a better value network.
 
     python benchmarks/value_noise_floor.py --size 9 --positions 400 --continuations 16 \\
-        --rl-policy training/checkpoints/rl19/policy.onnx \\
-        --value models/bundled/value.onnx --value training/checkpoints/value-rl/value.onnx
+        --rl-policy runs/rl19/policy.onnx \\
+        --value models/bundled/value.onnx --value runs/value-rl/value.onnx
 """
 from __future__ import annotations
 

@@ -75,7 +75,6 @@ from goengine.training.zero_selfplay import default_sampled_moves
 from goengine.training.workers import WorkerPool, make_jobs, worker_options
 
 SL, CURRENT, AVERAGED, VALUE = "sl", "current", "averaged", "value"   # network names on the workers
-DEFAULT_INIT = Path(__file__).resolve().parent / "checkpoints" / "sl-gpu2.pt"
 CURVE_FIELDS = ["iteration", "updates", "games", "opponent", "winrate_pool", "winrate_sl",
                 "sl_games", "winrate_sl_greedy", "greedy_games", "loss", "kl", "positions",
                 "games_per_s", "elapsed_s"]
@@ -567,8 +566,8 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory")
 @click.option("--init", "init", default=None, type=click.Path(dir_okay=False, exists=True),
               help="the SL policy to start from: a training checkpoint (.pt) or a policy ONNX "
-                   "[default: training/checkpoints/sl-gpu2.pt, the bundled policy's checkpoint; "
-                   "installed without the clone, the bundled policy.onnx]")
+                   "[default: the bundled policy.onnx; a clone's checkpoints/sl-gpu2.pt holds the "
+                   "same weights with the optimizer state]")
 @click.option("--value", default=None, type=click.Path(dir_okay=False, exists=True),
               help="value network ONNX for the baseline b(s) [default: none, b = 0]")
 @click.option("--size", default=RLConfig.size, show_default=True, type=click.IntRange(5, 19))
@@ -654,9 +653,9 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
         raise click.UsageError("--fork and --greedy-opponent are two kinds of training games: "
                                "choose one")
     if init is None:
-        # the checkpoint is in a clone, not in an installed package: there the bundled policy's
-        # ONNX file gives the same weights (load_initial)
-        init = DEFAULT_INIT if DEFAULT_INIT.exists() else default_path("policy")
+        # the installed bundled policy: the weights of its checkpoint (load_initial), wherever
+        # the package is installed
+        init = default_path("policy")
     cfg = RLConfig(size=size, komi=komi, iterations=iterations, games=games, pool_every=pool_every,
                    lr=lr, optimizer=optimizer, momentum=momentum, kl_weight=kl_weight,
                    entropy_weight=entropy_weight, temperature=temperature, fork=fork,

@@ -3,7 +3,7 @@
 
     engine-train zero --size 9 --out runs/zero9                     # from scratch, local Ray
     engine-train zero --size 9 --out runs/zero9 --resume            # continue after a kill
-    engine-train zero --size 9 --out runs/zero9 --init-from training/checkpoints/zero-cpu.pt
+    engine-train zero --size 9 --out runs/zero9 --init-from checkpoints/zero-cpu.pt
     engine-train zero ... --ray-address auto                        # games on a Ray cluster
 
 Generation g (1, 2, ...):
@@ -560,7 +560,7 @@ D = ZeroConfig()
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory")
 @click.option("--init-from", "init", default=None, type=click.Path(dir_okay=False, exists=True),
               help="start from this Zero network (a training checkpoint .pt or a zero ONNX, "
-                   "e.g. training/checkpoints/zero-cpu.pt) [default: from scratch]")
+                   "e.g. checkpoints/zero-cpu.pt) [default: from scratch]")
 @click.option("--size", default=D.size, show_default=True, type=click.IntRange(5, 19))
 @click.option("--komi", default=D.komi, show_default=True, type=float,
               help="self-play komi (with --fair-komi the first generation's; the reference "

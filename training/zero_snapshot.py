@@ -1,8 +1,8 @@
 """A Zero run without its games: what `engine-train zero --resume` needs to go on elsewhere (another
 machine, the next session), small enough to commit or copy.
 
-    engine-train zero-snapshot --run runs/zero9 --out training/checkpoints/zero9
-    cp -r training/checkpoints/zero9 runs/zero9 && engine-train zero --out runs/zero9 --resume ...
+    engine-train zero-snapshot --run runs/zero9 --out checkpoints/zero9
+    cp -r checkpoints/zero9 runs/zero9 && engine-train zero --out runs/zero9 --resume ...
     engine-train zero-snapshot --run runs/zero9 --out /tmp/zero9 --with-window   # and its window
 
 It holds the trainer's checkpoint (weights, optimizer), the state, the config, the curve, the
