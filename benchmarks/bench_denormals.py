@@ -7,7 +7,7 @@ Weight decay drives the weights a net stops using toward zero, below float32's s
 number; a CPU multiplies such operands many times slower, and onnxruntime's one-thread sessions do
 not flush them. For each file this prints how many float weights are subnormal, the median
 milliseconds per network call (one onnxruntime thread, the planes of random positions) as the file
-is and after `training.export.flush_denormals` (what every export does now), both timed in the same
+is and after `training.nets.export.flush_denormals` (what every export does now), both timed in the same
 run, their ratio, and the largest output difference between the two (what flushing changes).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import onnx
 import onnxruntime as ort
 
 from goengine.models.metadata import ModelMetadata
-from goengine.training.export import count_subnormal, flush_denormals
+from goengine.training.nets.export import count_subnormal, flush_denormals
 
 
 def session(data: bytes) -> ort.InferenceSession:

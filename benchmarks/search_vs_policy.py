@@ -11,7 +11,7 @@ and VALUE as its value network (lambda `--lam`: 0 the value alone, else mixed wi
 rollouts of the bundled rollout policy), the most visited move after `--visits` root visits; the
 second plays OPPONENT's most probable move, as `benchmarks/policy_match.py` greedy games do. Each
 side samples its first `--sampled-moves` moves from its own policy (PRIOR for the search) so that
-the games differ. Games as in `engine-train rl` (training.selfplay: two passes or the move cap,
+the games differ. Games as in `engine-train rl` (training.workers.selfplay: two passes or the move cap,
 area scoring, komi 7.5), half with each colour, on `--workers` processes. Prints the search's
 wins, its score with the 95% Wilson interval and how many games were distinct.
 """
@@ -31,7 +31,7 @@ from goengine.engine.search.network import NetSearchConfig, NetworkSearch
 from goengine.match.stats import wilson_interval
 from goengine.models.onnx_evaluator import OnnxEvaluator
 from goengine.models.store import default_path
-from goengine.training.selfplay import move_cap, policy_moves, pos_table, selfplay_rules
+from goengine.training.workers.selfplay import move_cap, policy_moves, pos_table, selfplay_rules
 
 
 def play(args) -> list[tuple[bool, float, bytes]]:

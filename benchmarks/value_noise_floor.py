@@ -37,8 +37,8 @@ from goengine.engine.coords import PASS, pos_to_loc
 from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.models.onnx_evaluator import OnnxEvaluator
-from goengine.training.selfplay import KOMI, VALUE_FEATURES, move_cap, selfplay_rules
-from goengine.training.value_games import (RL, SL, Lockstep, ValueGamesJob, default_max_u,
+from goengine.training.workers.selfplay import KOMI, VALUE_FEATURES, move_cap, selfplay_rules
+from goengine.training.value.games import (RL, SL, Lockstep, ValueGamesJob, default_max_u,
                                            play_value_games)
 
 BUNDLED = Path(__file__).resolve().parents[1] / "models" / "bundled"
