@@ -68,8 +68,8 @@ def test_a_killed_build_is_built_anew(tmp_path):
     """Shards and process folders without dataset.json are a build that was killed: the next
     `engine-train sl` run discards them instead of adding to them."""
     pytest.importorskip("torch")
-    from goengine.training.sl.cli import make_filters, prepare_dataset
-    filters = make_filters("", "9", None, 0, None)
+    from goengine.training.data.prepare import make_filters, prepare_dataset
+    filters = make_filters("", (9,), None, 0, None)
     fresh = prepare_dataset([str(DIAGONALS)], tmp_path / "fresh", "alphago48", filters, 0.1, None,
                             None, 1, build_workers=2)
     data = tmp_path / "killed"

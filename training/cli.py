@@ -31,7 +31,7 @@ def cli():
     """Train goengine's networks (needs the `train` extra: torch)."""
 
 
-def _register():
+def register_commands():
     # Imported here, not at the top: the stages' commands need the `train` extra (torch), and
     # `main` turns its absence into a message instead of a traceback. One CLI module a stage.
     from goengine.training.bundle.cli import bundle_command
@@ -53,7 +53,7 @@ def _register():
 
 def main(argv=None):
     try:
-        _register()
+        register_commands()
     except ModuleNotFoundError as e:
         if (e.name or "").split(".")[0] not in TRAIN_EXTRA:
             raise

@@ -18,32 +18,31 @@ from tqdm import tqdm
 
 from goengine.engine.deadstones import PLAYOUTS
 from goengine.sgf_tools import FilterConfig
+from goengine.training.data.params import BOARD_SIZES, KOMI_RANGE, RANK
 from goengine.training.data.shard_build import PART_PREFIX, build_shards
 
 
 def filter_options(f):
     opts = [
-        click.option("--min-rank", default="6d", show_default=True,
+        click.option("--min-rank", default="6d", show_default=True, type=RANK,
                      help="both players at least this rank ('' = no rank filter)"),
-        click.option("--sizes", default="19", show_default=True, help="board sizes to keep"),
-        click.option("--max-handicap", type=int, default=None, help="drop games with more handicap"),
-        click.option("--min-moves", type=int, default=30, show_default=True),
-        click.option("--komi-range", default=None, help="LOW,HIGH inclusive"),
+        click.option("--sizes", default="19", show_default=True, type=BOARD_SIZES,
+                     help="board sizes to keep"),
+        click.option("--max-handicap", type=click.IntRange(0), default=None,
+                     help="drop games with more handicap"),
+        click.option("--min-moves", type=click.IntRange(0), default=30, show_default=True),
+        click.option("--komi-range", default=None, type=KOMI_RANGE, help="LOW,HIGH inclusive"),
     ]
     for o in reversed(opts):
         f = o(f)
     return f
 
 
-def make_filters(min_rank, sizes, max_handicap, min_moves, komi_range, require_winner=False,
-                 decided_on_board=False):
-    try:
-        kr = tuple(float(x) for x in komi_range.split(",")) if komi_range else None
-        size_list = tuple(int(s) for s in sizes.split(","))
-    except ValueError as e:
-        raise click.BadParameter(f"bad --sizes or --komi-range: {e}")
-    return FilterConfig(sizes=size_list, min_rank=min_rank or None, max_handicap=max_handicap,
-                        min_moves=min_moves, komi_range=kr, require_result=True,
+def make_filters(min_rank: str, sizes: tuple, max_handicap, min_moves, komi_range,
+                 require_winner=False, decided_on_board=False) -> FilterConfig:
+    """The filters of the options as `filter_options` parsed them."""
+    return FilterConfig(sizes=tuple(sizes), min_rank=min_rank or None, max_handicap=max_handicap,
+                        min_moves=min_moves, komi_range=komi_range, require_result=True,
                         require_winner=require_winner, decided_on_board=decided_on_board,
                         dedupe=True)
 

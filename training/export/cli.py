@@ -20,7 +20,8 @@ from goengine.training.nets.export import ExportError, export_onnx, flush_denorm
 @click.command("export")
 @click.option("--checkpoint", required=True, type=click.Path(dir_okay=False, exists=True))
 @click.option("--out", required=True, type=click.Path(dir_okay=False))
-@click.option("--heldout-top1", default=None, type=float, help="recorded in the metadata")
+@click.option("--heldout-top1", default=None, type=click.FloatRange(0, 1),
+              help="recorded in the metadata")
 @click.option("--training-data", default="", help="free text / JSON summary recorded in the metadata")
 @click.option("--komi", default=None, type=click.FloatRange(-1000, 1000),
               help="a value or Zero net: the komi of the games whose outcomes it learned (the "
@@ -69,7 +70,7 @@ def flush_denormals_command(files):
 @click.command("quantize")
 @click.option("--model", "model_path", required=True,
               type=click.Path(exists=True, dir_okay=False), help="float ONNX model (any kind)")
-@click.option("--sgf", multiple=True, required=True,
+@click.option("--sgf", multiple=True, required=True, type=click.Path(exists=True),
               help="SGF file, folder or archive of games whose positions calibrate the "
                    "activation ranges (repeatable; not the held-out games)")
 @click.option("--out", required=True, type=click.Path(dir_okay=False))
@@ -109,10 +110,11 @@ def parse_move_edges(value: str) -> tuple[int, ...]:
 
 
 @click.command("eval")
-@click.option("--model", "model_path", required=True, type=click.Path(dir_okay=False),
+@click.option("--model", "model_path", required=True, type=click.Path(exists=True, dir_okay=False),
               help="ONNX file or training checkpoint (.pt)")
-@click.option("--sgf", multiple=True, help="SGF file, directory or archive (repeatable)")
-@click.option("--data-dir", type=click.Path(file_okay=False),
+@click.option("--sgf", multiple=True, type=click.Path(exists=True),
+              help="SGF file, directory or archive (repeatable)")
+@click.option("--data-dir", type=click.Path(exists=True, file_okay=False),
               help="a dataset directory: its held-out shards instead of SGF games")
 @click.option("--split", type=click.Choice(["heldout", "train"]), default="heldout", show_default=True,
               help="with --data-dir: which shards; train against heldout tells under- from overfitting")
@@ -129,17 +131,10 @@ def parse_move_edges(value: str) -> tuple[int, ...]:
 def eval_command(model_path, sgf, data_dir, split, max_positions, every, threads, off_board_results,
                  by_move):
     """Held-out accuracy of a policy (top-1/top-5) or MSE of a value net."""
-    if not Path(model_path).is_file():
-        raise click.BadParameter(f"{model_path}: no such file", param_hint="--model")
     if bool(sgf) == bool(data_dir):
         raise click.UsageError("give --sgf or --data-dir (one of them)")
     if by_move and data_dir:
         raise click.UsageError("--by-move needs --sgf (the shards keep no move numbers)")
-    if data_dir and not Path(data_dir).is_dir():
-        raise click.BadParameter(f"{data_dir}: no such directory", param_hint="--data-dir")
-    for s in sgf:
-        if not Path(s).exists():
-            raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
     try:
         r = (evaluate_shards(model_path, data_dir, max_positions, threads, split=split) if data_dir
              else evaluate_collection(model_path, sgf, max_positions, every, threads,

@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import click
 import numpy as np
 import torch
 from torch.nn import functional as F
@@ -176,6 +177,25 @@ def init_from(net, path, sample=None) -> str:
         return f"{copied} tensors{widened}"
     rms = nets.rescale_trunk_output(net, torch.as_tensor(sample))
     return f"{copied} tensors, the trunk's output scaled by 1/{rms:.3g} for the new head"
+
+
+class Device(click.ParamType):
+    """--device: a torch device name (cpu, cuda, cuda:1, ...) or auto (cuda when torch sees a
+    GPU); the name as given."""
+
+    name = "device"
+
+    def convert(self, value, param, ctx):
+        if value == "auto":
+            return value
+        try:
+            torch.device(value)
+        except (RuntimeError, TypeError):
+            self.fail(f"{value!r} is no torch device: cpu, cuda, cuda:N or auto", param, ctx)
+        return value
+
+
+DEVICE = Device()
 
 
 def resolve_device(name: str) -> torch.device:

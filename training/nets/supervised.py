@@ -17,7 +17,7 @@ from goengine.training.data.dataset import dataset_komi
 from goengine.training.data.prepare import filter_options, prepare_dataset
 from goengine.training.nets import networks as nets
 from goengine.training.nets.export import export_onnx
-from goengine.training.nets.loop import AUX_HEADS, TrainConfig, train
+from goengine.training.nets.loop import AUX_HEADS, DEVICE, TrainConfig, train
 from goengine.training.nets.precision import precision_options
 
 AUTO_HEADS = "auto"     # --heads: both heads where the dataset holds their targets
@@ -51,9 +51,6 @@ def run_supervised(kind, sgf, out, data_dir, preset, steps, batch_size, optimize
     if not sgf and not (data_dir and (Path(data_dir) / "dataset.json").exists()):
         raise click.UsageError("give at least one --sgf file, directory or archive, or a --data-dir "
                                "that holds a built dataset (engine-train value-data)")
-    for s in sgf:
-        if not Path(s).exists():
-            raise click.BadParameter(f"{s} does not exist", param_hint="--sgf")
     feature_set = {"policy": "alphago48", "value": "alphago49", "zero": "zero17"}[kind]
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -93,11 +90,13 @@ def run_supervised(kind, sgf, out, data_dir, preset, steps, batch_size, optimize
 def common_options(default_ppg, default_batch, default_steps):
     def deco(f):
         opts = [
-            click.option("--sgf", multiple=True,
+            click.option("--sgf", multiple=True, type=click.Path(exists=True),
                          help="SGF file, directory or archive (repeatable); optional when --data-dir "
                               "holds a built dataset"),
-            click.option("--out", required=True, help="run directory (checkpoints, curves, ONNX)"),
-            click.option("--data-dir", default=None, help="dataset shards (default OUT/data)"),
+            click.option("--out", required=True, type=click.Path(file_okay=False),
+                         help="run directory (checkpoints, curves, ONNX)"),
+            click.option("--data-dir", default=None, type=click.Path(file_okay=False),
+                         help="dataset shards (default OUT/data)"),
             click.option("--preset", default="cpu", show_default=True, type=click.Choice(["cpu", "paper"])),
             click.option("--net-filters", default=None, type=click.IntRange(1),
                          help="filters of each convolution [default: the preset's]"),
@@ -108,24 +107,26 @@ def common_options(default_ppg, default_batch, default_steps):
             click.option("--batch-size", default=default_batch, show_default=True, type=click.IntRange(1)),
             click.option("--optimizer", default="adam", show_default=True, type=click.Choice(["adam", "sgd"]),
                          help="sgd = the paper's schedule (use --lr 0.003 --lr-halve-every N)"),
-            click.option("--lr", default=1e-3, show_default=True, type=float),
-            click.option("--lr-halve-every", default=0, show_default=True, type=int),
+            click.option("--lr", default=1e-3, show_default=True,
+                         type=click.FloatRange(0, min_open=True)),
+            click.option("--lr-halve-every", default=0, show_default=True, type=click.IntRange(0)),
             click.option("--eval-every", default=1000, show_default=True, type=click.IntRange(1)),
             click.option("--eval-positions", default=20000, show_default=True, type=click.IntRange(1)),
             click.option("--checkpoint-every", default=500, show_default=True, type=click.IntRange(1)),
             click.option("--threads", default=2, show_default=True, type=click.IntRange(1)),
-            click.option("--seed", default=1, show_default=True, type=int),
+            click.option("--seed", default=1, show_default=True, type=click.IntRange(0)),
             click.option("--resume", is_flag=True, help="continue from OUT/checkpoint.pt"),
             click.option("--heldout-fraction", default=0.02, show_default=True, type=click.FloatRange(0, 0.5)),
-            click.option("--positions-per-game", default=default_ppg, type=int, show_default=True,
-                         help="positions sampled per game (0 = all)"),
-            click.option("--max-games", default=None, type=int),
-            click.option("--train-limit", default=None, type=int, help="load at most N training positions"),
+            click.option("--positions-per-game", default=default_ppg, type=click.IntRange(0),
+                         show_default=True, help="positions sampled per game (0 = all)"),
+            click.option("--max-games", default=None, type=click.IntRange(1)),
+            click.option("--train-limit", default=None, type=click.IntRange(1),
+                         help="load at most N training positions"),
             click.option("--init-from", default=None, type=click.Path(dir_okay=False, exists=True),
                          help="start from this checkpoint: all of a net of the same kind and depth "
                               "(widened to --net-filters when narrower), else its trunk (e.g. the "
                               "SL policy's for a value net), scaled to unit size for the new head"),
-            click.option("--device", default="cpu", show_default=True,
+            click.option("--device", default="cpu", show_default=True, type=DEVICE,
                          help="cpu, cuda (bfloat16 autocast) or auto (cuda when torch sees a GPU)"),
             click.option("--loader-workers", default=0, show_default=True, type=click.IntRange(0),
                          help="processes that build minibatches (0: in the training process, "

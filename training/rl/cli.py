@@ -33,13 +33,13 @@ from goengine.training.workers.pool import WorkerPool, worker_options
 @click.option("--value", default=None, type=click.Path(dir_okay=False, exists=True),
               help="value network ONNX for the baseline b(s) [default: none, b = 0]")
 @click.option("--size", default=RLConfig.size, show_default=True, type=click.IntRange(5, 19))
-@click.option("--komi", default=RLConfig.komi, show_default=True, type=float)
+@click.option("--komi", default=RLConfig.komi, show_default=True, type=click.FloatRange(-1000, 1000))
 @click.option("--iterations", default=RLConfig.iterations, show_default=True, type=click.IntRange(1))
 @click.option("--games", default=RLConfig.games, show_default=True, type=click.IntRange(2),
               help="games per iteration (the minibatch n)")
 @click.option("--pool-every", default=RLConfig.pool_every, show_default=True,
               type=click.IntRange(0), help="the current network joins the pool every K iterations")
-@click.option("--lr", default=RLConfig.lr, show_default=True, type=float)
+@click.option("--lr", default=RLConfig.lr, show_default=True, type=click.FloatRange(0, min_open=True))
 @click.option("--optimizer", default=RLConfig.optimizer, show_default=True,
               type=click.Choice(OPTIMIZERS), help="sgd: AlphaGo's plain SGD step (with "
               "--momentum 0); adam: steps along running means of the gradient and its square")
@@ -97,7 +97,7 @@ from goengine.training.workers.pool import WorkerPool, worker_options
               "that they differ (-1: N^2 // 12, even: 6 on 9x9, 30 on 19x19)")
 @click.option("--games-per-job", default=RLConfig.games_per_job, show_default=True,
               type=click.IntRange(1))
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
 @click.option("--threads", default=1, show_default=True, type=click.IntRange(1),
               help="torch threads of the learner")
 @click.option("--resume", is_flag=True, help="continue the run in --out from its checkpoint")
@@ -139,19 +139,19 @@ def rl_command(out, init, value, size, komi, iterations, games, pool_every, lr, 
 @click.command("selfplay")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="dataset directory: games-NNNNN.npz shards + manifest.json")
-@click.option("--policy", "policy_path", default=None, type=click.Path(dir_okay=False),
+@click.option("--policy", "policy_path", default=None, type=click.Path(dir_okay=False, exists=True),
               help="policy ONNX [default: the bundled policy.onnx]")
 @click.option("--games", default=1000, show_default=True, type=click.IntRange(1),
               help="games the directory should hold when the run ends")
 @click.option("--size", default=9, show_default=True, type=click.IntRange(5, 19))
-@click.option("--komi", default=7.5, show_default=True, type=float)
+@click.option("--komi", default=7.5, show_default=True, type=click.FloatRange(-1000, 1000))
 @click.option("--move-cap", default=0, show_default=True, type=click.IntRange(0),
               help="moves before a game is scored as it stands (0: 2 N^2)")
 @click.option("--temperature", default=1.0, show_default=True, type=click.FloatRange(0.05, 10))
 @click.option("--shard-games", default=256, show_default=True, type=click.IntRange(1))
 @click.option("--games-per-job", default=32, show_default=True, type=click.IntRange(1),
               help="games one worker plays in lockstep (one network batch per move)")
-@click.option("--seed", default=0, show_default=True, type=int)
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0))
 @worker_options
 def selfplay_command(out, policy_path, games, size, komi, move_cap, temperature, shard_games,
                      games_per_job, seed, workers, ray_address):

@@ -68,7 +68,8 @@ def value_command(sgf, out, data_dir, preset, net_filters, net_layers, steps, ba
 
 
 @click.command("value-data")
-@click.option("--out", required=True, help="dataset directory (shards + dataset.json); runs add up")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="dataset directory (shards + dataset.json); runs add up")
 @click.option("--policy", "policy_path", default=None, type=click.Path(dir_okay=False, exists=True),
               help="SL policy ONNX, moves 1..U-1 [default: the bundled policy.onnx]")
 @click.option("--rl-policy", "rl_path", default=None, type=click.Path(dir_okay=False, exists=True),
@@ -76,7 +77,7 @@ def value_command(sgf, out, data_dir, preset, net_filters, net_layers, steps, ba
                    "policy]")
 @click.option("--games", default=ValueDataConfig.games, show_default=True, type=click.IntRange(1))
 @click.option("--size", default=ValueDataConfig.size, show_default=True, type=click.IntRange(5, 25))
-@click.option("--komi", default=ValueDataConfig.komi, show_default=True, type=float)
+@click.option("--komi", default=ValueDataConfig.komi, show_default=True, type=click.FloatRange(-1000, 1000))
 @click.option("--batch-games", default=ValueDataConfig.games_per_job, show_default=True,
               type=click.IntRange(1), help="games one worker plays in lockstep")
 @click.option("--max-u", default=0, show_default=True, type=click.IntRange(0),
@@ -88,7 +89,7 @@ def value_command(sgf, out, data_dir, preset, net_filters, net_layers, steps, ba
               help="moves before a game is scored as it stands (0: 2 N^2)")
 @click.option("--heldout-fraction", default=ValueDataConfig.heldout_fraction, show_default=True,
               type=click.FloatRange(0, 0.5))
-@click.option("--seed", default=None, type=int,
+@click.option("--seed", default=None, type=click.IntRange(0),
               help="[default: one past the runs already in --out, so runs never repeat games]")
 @worker_options
 def value_data_command(out, policy_path, rl_path, games, size, komi, batch_games, max_u,

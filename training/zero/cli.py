@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 import torch
 
+from goengine.training.data.params import GENERATIONS
 from goengine.training.nets import networks as nets
 from goengine.training.nets.optimizers import OPTIMIZERS
 from goengine.training.nets.precision import precision_options
@@ -29,13 +30,19 @@ from goengine.training.zero.snapshot import snapshot
 D = ZeroConfig()
 
 
+def check_heads(ctx, param, value: str) -> str:
+    """--heads as given, once head_flags has read it (a bad name is a usage error)."""
+    head_flags(value)
+    return value
+
+
 @click.command("zero")
 @click.option("--out", required=True, type=click.Path(file_okay=False), help="run directory")
 @click.option("--init-from", "init", default=None, type=click.Path(dir_okay=False, exists=True),
               help="start from this Zero network (a training checkpoint .pt or a zero ONNX, "
                    "e.g. checkpoints/zero-cpu.pt) [default: from scratch]")
 @click.option("--size", default=D.size, show_default=True, type=click.IntRange(5, 19))
-@click.option("--komi", default=D.komi, show_default=True, type=float,
+@click.option("--komi", default=D.komi, show_default=True, type=click.FloatRange(-1000, 1000),
               help="self-play komi (with --fair-komi the first generation's; the reference "
                    "matches' unless --reference-komi)")
 @click.option("--fair-komi/--fixed-komi", default=D.fair_komi, show_default=True,
@@ -103,9 +110,10 @@ D = ZeroConfig()
 @click.option("--batch-size", default=D.batch_size, show_default=True, type=click.IntRange(1))
 @click.option("--optimizer", default=D.optimizer, show_default=True,
               type=click.Choice(OPTIMIZERS))
-@click.option("--lr", default=D.lr, show_default=True, type=float)
-@click.option("--l2", default=D.l2, show_default=True, type=float, help="c in c ||theta||^2")
-@click.option("--heads", default=D.heads, show_default=True,
+@click.option("--lr", default=D.lr, show_default=True, type=click.FloatRange(0, min_open=True))
+@click.option("--l2", default=D.l2, show_default=True, type=click.FloatRange(0),
+              help="c in c ||theta||^2")
+@click.option("--heads", default=D.heads, show_default=True, callback=check_heads,
               help="auxiliary heads of a new net: none, ownership, score or ownership,score "
                    "(a resumed run keeps its net's)")
 @click.option("--ownership-weight", default=D.ownership_weight, show_default=True,
@@ -143,7 +151,7 @@ D = ZeroConfig()
               help="residual blocks (0: the preset's)")
 @click.option("--filters", default=D.filters, show_default=True, type=click.IntRange(0),
               help="filters (0: the preset's)")
-@click.option("--seed", default=D.seed, show_default=True, type=int)
+@click.option("--seed", default=D.seed, show_default=True, type=click.IntRange(0))
 @click.option("--resume", is_flag=True, help="continue the run in --out")
 @reference_options(every_default=0)
 @worker_options
@@ -151,7 +159,6 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
                  ref_opponent, ref_threads, ref_komi, ref_precision, **options):
     """AlphaGo Zero self-play loop with gating (docs/algorithms.md §4.6)."""
     cfg = ZeroConfig(**options)
-    head_flags(cfg.heads)
     reference = reference_config(ref_every, ref_games, ref_time, ref_opponent, ref_threads,
                                  ref_komi, ref_precision)
     if cfg.gate_min > cfg.gate_max:
@@ -169,7 +176,7 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
 @click.command("zero-reference")
 @click.option("--run", "run_dir", required=True, type=click.Path(file_okay=False, exists=True),
               help="an engine-train zero run directory")
-@click.option("--generations", default="", help="comma-separated registry generations "
+@click.option("--generations", default="", type=GENERATIONS, help="comma-separated registry generations "
               "[default: every promoted one, or every --reference-every-th]")
 @reference_options(every_default=1)
 def zero_reference_command(run_dir, generations, ref_every, ref_games, ref_time, ref_opponent,
@@ -180,11 +187,7 @@ def zero_reference_command(run_dir, generations, ref_every, ref_games, ref_time,
     cfg = json.loads((Path(run_dir) / "zero_config.json").read_text())
     registry = Registry(Path(run_dir) / "registry")
     if generations:
-        try:
-            gens = [int(g) for g in generations.split(",")]
-        except ValueError:
-            raise click.BadParameter(f"{generations!r}: comma-separated integers",
-                                     param_hint="'--generations'") from None
+        gens = list(generations)
     else:
         gens = [r["generation"] for r in registry.promoted() if r["generation"] > 0
                 and r["generation"] % max(ref_every, 1) == 0]
@@ -232,7 +235,7 @@ G = GrowConfig()
 @click.option("--threads", default=G.threads, show_default=True, type=click.IntRange(1))
 @click.option("--batch-threads", default=G.batch_threads, show_default=True,
               type=click.IntRange(1), help="threads making the training batches")
-@click.option("--seed", default=G.seed, show_default=True, type=int)
+@click.option("--seed", default=G.seed, show_default=True, type=click.IntRange(0))
 def zero_grow_command(run_dir, out, device, **options):
     """Grow a Zero run's network (more blocks, more filters; the same function at first) and
     train it on the run's newest games, keeping the best held-out checkpoint."""
@@ -251,14 +254,14 @@ def zero_grow_command(run_dir, out, device, **options):
               help="an engine-train zero run directory")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="the snapshot's folder (an earlier snapshot there is replaced)")
-@click.option("--keep", default="", help="registry generations to keep besides the best, e.g. "
+@click.option("--keep", default="", type=GENERATIONS, help="registry generations to keep besides the best, e.g. "
                                          "10,20 (those with reference matches)")
 @click.option("--with-window", is_flag=True,
               help="copy the shards of the training window too (the run's --window games), so "
                    "that the copy trains on what the run would have")
 def zero_snapshot_command(run_dir, out, keep, with_window):
     """The run without its games, to resume elsewhere (engine-train zero --resume)."""
-    keep_set = {int(g) for g in keep.split(",") if g.strip()}
+    keep_set = set(keep)
     window = 0
     if with_window:
         window = json.loads((Path(run_dir) / "zero_config.json").read_text())["window"]

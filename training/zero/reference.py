@@ -182,7 +182,7 @@ def reference_options(every_default: int):
                          show_default=True, type=click.Choice(PRECISIONS),
                          help="the network file our engine plays: its int8 twin (auto: on a "
                               "CPU) or the float file"),
-            click.option("--reference-komi", "ref_komi", default=None, type=float,
+            click.option("--reference-komi", "ref_komi", default=None, type=click.FloatRange(-1000, 1000),
                          help="komi of the reference matches [default: the run's]; the "
                               "network's value is moved there from the komi it learned at")]):
             f = opt(f)
