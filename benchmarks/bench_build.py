@@ -1,4 +1,4 @@
-"""Dataset building: games/s and positions/s of `engine-train sl`'s build (training.shard_build)
+"""Dataset building: games/s and positions/s of `engine-train sl`'s build (training.data.shard_build)
 in one process and in several, measured in the same run, and whether both kept the same positions.
 
     python benchmarks/bench_build.py [--games 400] [--workers 2] [--positions-per-game 0]
@@ -18,7 +18,7 @@ import click
 import numpy as np
 
 from data_paths import default_data, missing
-from goengine.training.shard_build import build_shards
+from goengine.training.data.shard_build import build_shards
 
 SGF = "tygem9d/tygem9d-2015-05.tar.bz2"  # under ../shared/data
 

@@ -1,13 +1,13 @@
 """Subnormal weights: evaluations/s of ONNX files as they are and with those weights set to zero.
 
-    python benchmarks/bench_denormals.py training/checkpoints/zero9/registry/gen-00*.onnx
+    python benchmarks/bench_denormals.py checkpoints/zero9/registry/gen-*.onnx
     python benchmarks/bench_denormals.py FILE... --size 19 --batch 1 --batch 8
 
 Weight decay drives the weights a net stops using toward zero, below float32's smallest normal
 number; a CPU multiplies such operands many times slower, and onnxruntime's one-thread sessions do
 not flush them. For each file this prints how many float weights are subnormal, the median
 milliseconds per network call (one onnxruntime thread, the planes of random positions) as the file
-is and after `training.export.flush_denormals` (what every export does now), both timed in the same
+is and after `training.nets.export.flush_denormals` (what every export does now), both timed in the same
 run, their ratio, and the largest output difference between the two (what flushing changes).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ import onnx
 import onnxruntime as ort
 
 from goengine.models.metadata import ModelMetadata
-from goengine.training.export import count_subnormal, flush_denormals
+from goengine.training.nets.export import count_subnormal, flush_denormals
 
 
 def session(data: bytes) -> ort.InferenceSession:

@@ -3,7 +3,7 @@
     python benchmarks/bench_int8.py                           # policy, value and zero, 10,000 positions
     python benchmarks/bench_int8.py --models policy --positions 2000
 
-Each model of `--model-dir` (the bundled ones by default) is quantized by `training.quantize`
+Each model of `--model-dir` (the bundled ones by default) is quantized by `training.export.quantize`
 (calibrated on `--calibration`, not the held-out games), then both files are timed in the same run
 on one onnxruntime thread (the median per position at batch 1 and 8, on 19x19 and 9x9, random
 planes) and scored on the same held-out positions (`--heldout`, `engine-train eval`'s code): top-1
@@ -30,8 +30,8 @@ import onnxruntime as ort  # noqa: E402
 from data_paths import default_data, missing  # noqa: E402
 from goengine.models.names import BUNDLED_DIR, MODEL_FILES  # noqa: E402
 from goengine.models.session import load_session  # noqa: E402
-from goengine.training.evaluate import evaluate_collection  # noqa: E402
-from goengine.training.quantize import calibration_planes, quantize_model  # noqa: E402
+from goengine.training.export.evaluate import evaluate_collection  # noqa: E402
+from goengine.training.export.quantize import calibration_planes, quantize_model  # noqa: E402
 
 CALIBRATION = "tygem9d/tygem9d-2015-05.tar.bz2"
 HELDOUT = "tygem9d/tygem9d-2015-06.tar.bz2"

@@ -4,7 +4,7 @@
     python benchmarks/bench_nets.py --kinds policy --presets cpu --set layers=8 --set filters=32
     python benchmarks/bench_nets.py --sweep                # candidates for the policy cpu preset
 
-Each net is built with random weights, exported with `training.export.export_onnx` (so the timed
+Each net is built with random weights, exported with `training.nets.export.export_onnx` (so the timed
 file is the one the engine would load) and run with intra- and inter-op threads = 1. Reported:
 the median ms per call and per position, and the fastest call per position, at batch 1 and 8, on
 9x9 and 19x19.
@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 
-from goengine.training.export import export_onnx
-from goengine.training.nets import PRESETS, build
+from goengine.training.nets.export import export_onnx
+from goengine.training.nets.networks import PRESETS, build
 
 SIZES = (9, 19)
 BATCHES = (1, 8)

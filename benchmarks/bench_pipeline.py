@@ -22,10 +22,10 @@ import numpy as np
 import torch
 
 from data_paths import default_data, missing
-from goengine.training import nets
-from goengine.training.dataset import PackedPositions
-from goengine.training.shard_build import build_shards
-from goengine.training.loop import TrainConfig, make_optimizer, train_step
+from goengine.training.nets import networks as nets
+from goengine.training.data.dataset import PackedPositions
+from goengine.training.data.shard_build import build_shards
+from goengine.training.nets.loop import TrainConfig, make_optimizer, train_step
 
 SGF = "tygem9d/tygem9d-2015-05.tar.bz2"  # under ../shared/data
 

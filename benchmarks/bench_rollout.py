@@ -61,9 +61,9 @@ def heuristic_speed(n: int, seconds: float) -> float:
 
 
 def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) -> tuple[float, int]:
-    from goengine.training.rollout_data import load_games, select_positions
-    from goengine.training.rollout_features import Dictionary, extract_all
-    from goengine.training.rollout_sgd import heldout_metrics
+    from goengine.training.rollout.data import load_games, select_positions
+    from goengine.training.rollout.features import Dictionary, extract_all
+    from goengine.training.rollout.sgd import heldout_metrics
     games = load_games([heldout], size=19)
     sel = select_positions(games, positions, np.random.default_rng(seed))
     dic = Dictionary(pol.keys)

@@ -23,8 +23,8 @@ from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 
 
 def _fresh_model(kind: str) -> str:
-    from goengine.training import nets
-    from goengine.training.export import export_onnx
+    from goengine.training.nets import networks as nets
+    from goengine.training.nets.export import export_onnx
     from goengine.engine.features import FEATURE_SETS
     fs = {"zero": "zero17", "policy": "alphago48", "value": "alphago49"}[kind]
     path = os.path.join(tempfile.mkdtemp(), f"{kind}.onnx")

@@ -6,8 +6,8 @@ games, or with `--zero` the Zero loop's search games (docs/algorithms.md §4.6).
     python benchmarks/bench_selfplay.py --zero [--policy models/bundled/zero.onnx] --visits 100
         --games 8 --games-per-job 2
 
-The same games (the same jobs, the same seeds) are played by one `training.selfplay.SelfPlayWorker`
-in this process and by `training.workers.WorkerPool` on a local Ray with each worker count. Each
+The same games (the same jobs, the same seeds) are played by one `training.workers.selfplay.SelfPlayWorker`
+in this process and by `training.workers.pool.WorkerPool` on a local Ray with each worker count. Each
 setting is warmed up first (Ray start, the actors, onnxruntime sessions, numba's cache), so the
 figures are steady-state games/s. Printed: games/s and moves/s per setting (with `--zero`, also
 the network evaluations/s of each worker against raw onnxruntime's at the search's batch of 8,
@@ -25,10 +25,10 @@ import click
 import numpy as np
 
 from goengine.models.store import bundled
-from goengine.training.selfplay_cli import NET
-from goengine.training.selfplay import GamesJob
-from goengine.training.workers import WorkerPool, make_jobs
-from goengine.training.zero_selfplay import ZeroGamesJob
+from goengine.training.rl.cli import NET
+from goengine.training.workers.selfplay import GamesJob
+from goengine.training.workers.pool import WorkerPool, make_jobs
+from goengine.training.zero.selfplay import ZeroGamesJob
 
 from bench_search_nn import raw_rate  # noqa: E402  (a sibling script: benchmarks/ is on sys.path)
 

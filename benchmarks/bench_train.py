@@ -6,8 +6,8 @@ each precision / layout / compile / thread / batch setting against float32 in th
     python benchmarks/bench_train.py --settings fp32 bf16-cl --batches 64 256 --threads 2
     python benchmarks/bench_train.py --steps sl --repeats 5
 
-The net is the PolicyNet "cpu" preset (13 x 48) on 19x19; the SL step is training.loop.train_step
-(cross-entropy, AdamW of make_optimizer), the RL step training.rl.reinforce_step (REINFORCE loss
+The net is the PolicyNet "cpu" preset (13 x 48) on 19x19; the SL step is training.nets.loop.train_step
+(cross-entropy, AdamW of make_optimizer), the RL step training.rl.loop.reinforce_step (REINFORCE loss
 over the candidate moves, plain SGD, one chunk = the batch). The planes are random 0/1 planes and
 random moves: the time of a step does not depend on the values. Each setting has its own copy of
 the same initial net and its own optimizer. The settings are timed interleaved (repeat 1 of every
@@ -30,10 +30,10 @@ import time
 import numpy as np
 import torch
 
-from goengine.training.loop import TrainConfig, make_optimizer, train_step
-from goengine.training.nets import build
-from goengine.training.precision import cpu_has_bf16
-from goengine.training.rl import reinforce_step
+from goengine.training.nets.loop import TrainConfig, make_optimizer, train_step
+from goengine.training.nets.networks import build
+from goengine.training.nets.precision import cpu_has_bf16
+from goengine.training.rl.loop import reinforce_step
 
 SIZE = 19
 SETTINGS = {   # name: (precision, channels_last, compile)
@@ -53,7 +53,7 @@ def sl_batch(rng, batch: int, planes: int):
 
 
 def rl_data(rng, batch: int, planes: int):
-    """An iteration's learner positions as training.rl.learner_positions returns them."""
+    """An iteration's learner positions as training.rl.loop.learner_positions returns them."""
     x = np.packbits(rng.integers(0, 2, (batch, planes * SIZE * SIZE)).astype(np.uint8), axis=1)
     mask = rng.random((batch, SIZE * SIZE)) < 0.8
     move = np.array([rng.choice(np.flatnonzero(m)) for m in mask], np.int64)

@@ -5,7 +5,7 @@ under torchrun (DistributedDataParallel, gloo on a CPU), on a real run's games a
         [--threads 1] [--batch-size 256]
 
 Each setting trains a copy of the run's `checkpoint.pt` for `--steps` steps of the global
-minibatch on the run's newest `window` games (`training.zero_ddp`, the module `engine-train zero
+minibatch on the run's newest `window` games (`training.zero.ddp`, the module `engine-train zero
 --trainer-procs N` starts; its own timer, so torchrun's start-up is left out) in a scratch copy of
 the run (the games linked, not copied). Printed: positions/s per setting and the ratio of each to
 the first. On a CPU the processes share the cores: with 2 cores, 2 processes of 1 thread compare
@@ -25,8 +25,8 @@ from pathlib import Path
 import click
 import torch
 
-from goengine.training.zero import ZeroConfig
-from goengine.training.zero_train import STATS
+from goengine.training.zero.loop import ZeroConfig
+from goengine.training.zero.train import STATS
 
 RUN_FILES = ("checkpoint.pt", "state.json")
 
@@ -47,7 +47,7 @@ def train_rate(run: Path, cfg: ZeroConfig, procs: int, steps: int, tmp: Path) ->
     scratch = scratch_run(run, tmp / f"p{procs}-t{cfg.threads}", cfg)
     target = int(torch.load(scratch / "checkpoint.pt", weights_only=False)["steps"]) + steps
     subprocess.run([sys.executable, "-m", "torch.distributed.run", "--standalone",
-                    f"--nproc_per_node={procs}", "-m", "goengine.training.zero_ddp",
+                    f"--nproc_per_node={procs}", "-m", "goengine.training.zero.ddp",
                     "--run-dir", str(scratch), "--target", str(target)], check=True,
                    stdout=subprocess.DEVNULL)
     return float(json.loads((scratch / STATS).read_text())["positions_s"])

@@ -7,7 +7,7 @@ from tqdm import tqdm
 
 
 def play_games(pool, jobs: list, games: int, first: str = "a") -> list:
-    """Every GameResult of `jobs` (run on `pool`, a training.workers.WorkerPool), in the order
+    """Every GameResult of `jobs` (run on `pool`, a training.workers.pool.WorkerPool), in the order
     the jobs finish; the bar counts games and the score of `first` (a draw counts half)."""
     results = []
     points = 0.0

@@ -5,7 +5,7 @@ self-play workers. A Zero network plays its policy head, from its own planes.
     python experiments/policy_match.py runs/rl9/policy.onnx models/bundled/policy.onnx \
         --size 9 --games 400 [--workers 2] [--temperature 1.0] [--sampled-moves 6]
 
-Games as in `engine-train rl` (training.selfplay: candidate moves only, two passes or the move cap,
+Games as in `engine-train rl` (training.workers.selfplay: candidate moves only, two passes or the move cap,
 area scoring with komi 7.5). Prints the first network's wins, games, win rate and its 95% interval.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ import click
 import numpy as np
 
 from goengine.models.onnx_evaluator import SYMMETRY_MODES
-from goengine.training.workers import WorkerPool, make_jobs, worker_options
+from goengine.training.workers.pool import WorkerPool, make_jobs, worker_options
 from match_games import play_games  # experiments/match_games.py, beside this script
 
 

@@ -2,8 +2,8 @@
 policy it would teach? Search-guided policy targets (AlphaGo Zero's policy improvement) only lift
 a policy whose search plays better than the policy itself.
 
-    python experiments/search_vs_policy.py training/checkpoints/rl9s/policy-ema-40.onnx \
-        training/checkpoints/rl9e/value-9x9.onnx runs/rl9s/pool/sl.onnx --size 9 --games 200 \
+    python experiments/search_vs_policy.py runs/rl9s/policy.onnx \
+        runs/value9/value.onnx runs/rl9s/pool/sl.onnx --size 9 --games 200 \
         --visits 256 --lam 0
 
 The first side is `engine.search.network.NetworkSearch` in AlphaGo mode with PRIOR as its priors
@@ -11,7 +11,7 @@ and VALUE as its value network (lambda `--lam`: 0 the value alone, else mixed wi
 rollouts of the bundled rollout policy), the most visited move after `--visits` root visits; the
 second plays OPPONENT's most probable move, as `experiments/policy_match.py` greedy games do. Each
 side samples its first `--sampled-moves` moves from its own policy (PRIOR for the search) so that
-the games differ. Games as in `engine-train rl` (training.selfplay: two passes or the move cap,
+the games differ. Games as in `engine-train rl` (training.workers.selfplay: two passes or the move cap,
 area scoring, komi 7.5), half with each colour, on `--workers` processes. Prints the search's
 wins, its score with the 95% Wilson interval and how many games were distinct.
 """
@@ -31,7 +31,7 @@ from goengine.engine.search.network import NetSearchConfig, NetworkSearch
 from goengine.match.stats import wilson_interval
 from goengine.models.onnx_evaluator import OnnxEvaluator
 from goengine.models.store import default_path
-from goengine.training.selfplay import move_cap, policy_moves, pos_table, selfplay_rules
+from goengine.training.workers.selfplay import move_cap, policy_moves, pos_table, selfplay_rules
 
 
 def play(args) -> list[tuple[bool, float, bytes]]:

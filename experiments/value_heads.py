@@ -25,7 +25,7 @@ from pathlib import Path
 import click
 import numpy as np
 
-from goengine.training.loop import TrainConfig, train
+from goengine.training.nets.loop import TrainConfig, train
 
 CONFIGS = {"a": (), "b": ("ownership",), "c": ("score",), "d": ("ownership", "score")}
 FIELDS = ["config", "heads", "steps", "batch_size", "positions_seen", "value_mse", "own_mse",

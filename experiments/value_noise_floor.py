@@ -19,8 +19,8 @@ A goal below the floor asks for a sharper policy in the endings (the floor falls
 decides z becomes less random), not for a better value network.
 
     python experiments/value_noise_floor.py --size 9 --positions 400 --continuations 16 \\
-        --rl-policy training/checkpoints/rl19/policy.onnx \\
-        --value models/bundled/value.onnx --value training/checkpoints/value-rl/value.onnx
+        --rl-policy runs/rl19/policy.onnx \\
+        --value models/bundled/value.onnx --value runs/value-rl/value.onnx
 """
 from __future__ import annotations
 
@@ -37,8 +37,8 @@ from goengine.engine.coords import PASS, pos_to_loc
 from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.models.onnx_evaluator import OnnxEvaluator
-from goengine.training.selfplay import KOMI, VALUE_FEATURES, move_cap, selfplay_rules
-from goengine.training.value_games import (RL, SL, Lockstep, ValueGamesJob, default_max_u,
+from goengine.training.workers.selfplay import KOMI, VALUE_FEATURES, move_cap, selfplay_rules
+from goengine.training.value.games import (RL, SL, Lockstep, ValueGamesJob, default_max_u,
                                            play_value_games)
 
 BUNDLED = Path(__file__).resolve().parents[1] / "models" / "bundled"

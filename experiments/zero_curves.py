@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from goengine.training.plots import save_figure, subplots
+from goengine.training.nets.plots import save_figure, subplots
 
 PANELS = (("value_loss", "value loss"), ("policy_loss", "policy loss"),
           ("ownership_mse", "ownership MSE per point"), ("score_mae", "score MAE (points)"))

@@ -27,8 +27,8 @@ import numpy as np
 
 from goengine.engine.search.network import NetSearchConfig
 from goengine.match.stats import wilson_interval
-from goengine.training.workers import WorkerPool, make_jobs, worker_options
-from goengine.training.zero_selfplay import ZeroGamesJob
+from goengine.training.workers.pool import WorkerPool, make_jobs, worker_options
+from goengine.training.zero.selfplay import ZeroGamesJob
 from match_games import play_games  # experiments/match_games.py, beside this script
 
 

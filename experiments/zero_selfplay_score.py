@@ -16,7 +16,7 @@ import numpy as np
 from goengine.engine.features import extract
 from goengine.engine.game import Game
 from goengine.models.onnx_evaluator import OnnxEvaluator
-from goengine.training.zero_selfplay import ZeroGamesJob, play_zero_games, zero_rules
+from goengine.training.zero.selfplay import ZeroGamesJob, play_zero_games, zero_rules
 
 
 @click.command()

@@ -143,7 +143,7 @@ def model_path(config: EngineConfig, kind: str) -> str:
 
 def load_file(config: EngineConfig, kind: str, on_cpu: bool) -> str:
     """The file the engine loads for `kind`: a file named on the command line as it is; from a
-    model directory, the int8 twin beside the float file (training.quantize) with
+    model directory, the int8 twin beside the float file (training.export.quantize) with
     --model-precision int8, or with auto when onnxruntime runs on the CPU (int8 is the CPU's fast
     path; on a GPU the float file is), else the float file."""
     path = model_path(config, kind)

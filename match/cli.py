@@ -40,6 +40,12 @@ def _positive(ctx, param, value):
     return value
 
 
+def _handicap(ctx, param, value):
+    if value == 1:
+        raise click.BadParameter("0 or 2..9 stones (one stone is no fixed handicap)")
+    return value
+
+
 def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> tuple[Clock | None, bool]:
     """The referee's clock from the time options, and whether overstepping it loses the game."""
     if time_per_move is not None and (main_time is not None or byoyomi is not None):
@@ -51,8 +57,6 @@ def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> t
             raise click.UsageError("--time-forfeit needs --time-per-move or --main-time/--byoyomi")
         return None, False
     main_time, byoyomi = main_time or 0.0, byoyomi or 0.0
-    if main_time < 0 or byoyomi < 0:
-        raise click.BadParameter("times must be >= 0", param_hint="'--main-time'/'--byoyomi'")
     if main_time == 0 and byoyomi == 0:
         raise click.UsageError("a time control needs main time or byo-yomi time")
     try:
@@ -93,8 +97,8 @@ def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
 @click.option("--name-b", default=None, help="Display name of B.")
 @click.option("--games", "-n", type=click.IntRange(min=1), default=2, help="Number of games.")
 @click.option("--size", type=click.IntRange(2, 25), default=9, help="Board size.")
-@click.option("--komi", type=float, default=7.0, help="Komi.")
-@click.option("--handicap", type=int, default=0,
+@click.option("--komi", type=click.FloatRange(-1000, 1000), default=7.0, help="Komi.")
+@click.option("--handicap", type=click.IntRange(0, 9), default=0, callback=_handicap,
               help="Fixed handicap stones for black (0 or 2..9), placed by the GTP spec.")
 @click.option("--rules", default="chinese",
               type=click.Choice(["chinese", "tromp-taylor", "aga", "new_zealand", "japanese",
@@ -102,9 +106,9 @@ def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
               help="Rules the referee applies (legality, superko, counting).")
 @click.option("--time-per-move", type=float, default=None, callback=_positive, metavar="SEC",
               help="Sends 'time_settings 0 SEC 1' and time_left before each move (advisory).")
-@click.option("--main-time", type=float, default=None, metavar="SEC",
+@click.option("--main-time", type=click.FloatRange(0), default=None, metavar="SEC",
               help="Real clock: main time per player.")
-@click.option("--byoyomi", type=float, default=None, metavar="SEC",
+@click.option("--byoyomi", type=click.FloatRange(0), default=None, metavar="SEC",
               help="Real clock: byo-yomi period (Canadian, see --byoyomi-stones).")
 @click.option("--byoyomi-stones", type=click.IntRange(min=1), default=1,
               help="Moves per byo-yomi period.")

@@ -13,11 +13,11 @@ ONNX `metadata_props` (all values are strings):
 | policy_index      | row_major (policy: N*N), row_major+pass (zero: N*N+1), none (value)  |
 | training_data     | free text: where the training positions came from                    |
 | heldout_top1      | held-out top-1 move accuracy, or "" when not measured                |
-| sha256            | sha256 of the trained weights (`training.nets.weights_sha256`)       |
-| net_config        | JSON of the network's config dict (`training.nets.build`)            |
+| sha256            | sha256 of the trained weights (`training.nets.networks.weights_sha256`)       |
+| net_config        | JSON of the network's config dict (`training.nets.networks.build`)            |
 | heads             | the auxiliary outputs after the kind's own, comma-separated, e.g.    |
 |                   | "ownership,score"; "" or absent for none (files before the heads)    |
-| quantization      | how an int8 file was made from the float one (training.quantize);    |
+| quantization      | how an int8 file was made from the float one (training.export.quantize);    |
 |                   | "" or absent for float weights                                       |
 | komi              | the komi of the games the value (and score) learned from, e.g. "7";  |
 |                   | "" or absent: 7.5, the komi of every file before the key             |
@@ -101,7 +101,7 @@ class ModelMetadata:
         missing = [k for k in REQUIRED_KEYS if k not in props]
         if missing:
             raise ModelError(f"{where}: metadata lacks {', '.join(missing)}; "
-                             f"was it written by training.export.export_onnx?")
+                             f"was it written by training.nets.export.export_onnx?")
         try:
             meta = cls(kind=props["kind"], feature_set=props["feature_set"],
                        feature_version=int(props["feature_version"]),

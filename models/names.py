@@ -19,7 +19,7 @@ SIZED_MODEL_FILES = {"zero": {9: "zero-9x9.onnx"}}
 # models/bundled/rl-policy.onnx`; no search loads it by default
 RL_POLICY_FILE = "rl-policy.onnx"
 
-INT8_SUFFIX = ".int8.onnx"      # training.quantize's file beside the float one
+INT8_SUFFIX = ".int8.onnx"      # training.export.quantize's file beside the float one
 
 
 def int8_variant(path: str | Path) -> Path:

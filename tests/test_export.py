@@ -9,10 +9,10 @@ from click.testing import CliRunner
 from onnx import numpy_helper
 
 from goengine.models.metadata import EXPECTED, KEYS, ModelMetadata
-from goengine.training import nets
-from goengine.training.export import (ExportError, export_onnx, flush_denormals_file,
-                                      run_torch)
-from goengine.training.export_cli import flush_denormals_command
+from goengine.training.nets import networks as nets
+from goengine.training.nets.export import (ExportError, export_onnx, flush_denormals_file,
+                                           run_torch)
+from goengine.training.export.cli import flush_denormals_command
 
 VARIANTS = [
     ("policy", "cpu", {}),

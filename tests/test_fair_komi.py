@@ -14,10 +14,10 @@ pytest.importorskip("ray")
 
 from goengine.engine.evaluator import UniformEvaluator  # noqa: E402
 from goengine.engine.search.komi import KOMI_SCALE, SHARE_LIMIT, fair_komi  # noqa: E402
-from goengine.training.workers import WorkerPool  # noqa: E402
-from goengine.training.zero import ZeroConfig, ZeroRun, next_komi  # noqa: E402
-from goengine.training.zero_selfplay import ZeroGamesJob, play_zero_games  # noqa: E402
-from goengine.training.zero_shards import (ZeroShards, black_share, load_window,  # noqa: E402
+from goengine.training.workers.pool import WorkerPool  # noqa: E402
+from goengine.training.zero.loop import ZeroConfig, ZeroRun, next_komi  # noqa: E402
+from goengine.training.zero.selfplay import ZeroGamesJob, play_zero_games  # noqa: E402
+from goengine.training.zero.shards import (ZeroShards, black_share, load_window,  # noqa: E402
                                            positions_of, window_komi)
 from zero_nets import TINY  # noqa: E402
 

@@ -11,7 +11,7 @@ from goengine.engine.game import Game
 from goengine.engine.search import tree as T
 from goengine.engine.search.lockstep import Lockstep
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch
-from goengine.training.zero_selfplay import (ZeroGamesJob, make_search, play_zero_games,
+from goengine.training.zero.selfplay import (ZeroGamesJob, make_search, play_zero_games,
                                              visit_distribution, zero_rules)
 
 

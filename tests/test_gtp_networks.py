@@ -21,8 +21,8 @@ VERTEX = re.compile(r"[A-HJ-T](1\d|[1-9])|pass")
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    from goengine.training import nets
-    from goengine.training.export import export_onnx
+    from goengine.training.nets import networks as nets
+    from goengine.training.nets.export import export_onnx
     d = tmp_path_factory.mktemp("gtp-models")
     for kind, net in (("zero", nets.build("zero", "cpu", blocks=1, filters=8, value_channels=2, fc=8)),
                       ("policy", nets.build("policy", "cpu", layers=3, filters=8))):

@@ -13,8 +13,8 @@ from test_gtp_harness import Engine, sabaki_parse
 torch = pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
-from goengine.training import nets  # noqa: E402
-from goengine.training.export import export_onnx  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
 
 SCORE_FRACTION = 0.25      # the score head's unit answers this: 0.25 * 81 = 20.25 points on 9x9
 OWN_BIAS = 0.8             # the ownership head answers tanh(0.8) = 0.664 on every point

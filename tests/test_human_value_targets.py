@@ -17,10 +17,10 @@ from goengine.engine.deadstones import judge  # noqa: E402
 from goengine.engine.replay import replay  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.sgf_tools import FilterConfig, iter_games  # noqa: E402
-from goengine.training import nets  # noqa: E402
-from goengine.training.dataset import REPLAY_RULES, PackedPositions, _ShardWriter  # noqa: E402
-from goengine.training.shard_build import build_shards  # noqa: E402
-from goengine.training.loop import TrainConfig, _loss  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.data.dataset import REPLAY_RULES, PackedPositions, ShardWriter  # noqa: E402
+from goengine.training.data.shard_build import build_shards  # noqa: E402
+from goengine.training.nets.loop import TrainConfig, _loss  # noqa: E402
 
 GAMES = Path(__file__).parent / "data" / "games"
 COUNTED = GAMES / "tygem9d-2015-06" / "2015-06-01-796677367.sgf"     # W+5.5, komi 6.5
@@ -85,7 +85,7 @@ def test_counted_game_judged_for_the_other_winner_has_no_targets_and_is_counted(
 def test_shards_round_trip_aux_mask_and_older_shards_read_as_mask_one(tmp_path):
     n, packed = 5, (PLANES * 25 + 7) // 8
     rng = np.random.default_rng(0)
-    w = _ShardWriter(tmp_path, "train-5", 8, packed, points=n * n)
+    w = ShardWriter(tmp_path, "train-5", 8, packed, points=n * n)
     own = rng.integers(-1, 2, size=(3, n * n)).astype(np.int8)
     w.add(np.zeros(packed, np.uint8), 0, 1, n, own[0], 4.5)
     w.add(np.zeros(packed, np.uint8), 0, -1, n)                    # no targets

@@ -148,6 +148,60 @@ def test_the_cycle_finder_sees_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
+# ---- training/ by stage -----------------------------------------------------------------------------
+
+# The shared layers, lowest first: each imports only those before it. The workers play the games,
+# data stores them and the datasets, nets trains and exports networks on them, export makes any
+# stage's model files into int8 twins and held-out figures.
+SHARED_LAYERS = ("workers", "data", "nets", "export")
+# Each stage imports the shared layers and itself, never another stage.
+STAGES = ("sl", "value", "rollout", "rl", "zero")
+# The release reads the stages' runs (training.bundle); training/cli.py registers every command.
+RELEASE = "bundle"
+
+
+def _training_imports(path: pathlib.Path) -> set[str]:
+    """The training subpackages (or top-level modules) that `path` imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return {n.split(".")[2] for n in names
+            if n.startswith("goengine.training.") and len(n.split(".")) > 2}
+
+
+def test_training_is_split_by_stage():
+    folders = {p.parent.name for p in (ROOT / "training").glob("*/__init__.py")}
+    assert folders == {*SHARED_LAYERS, *STAGES, RELEASE}
+    assert sorted(p.name for p in (ROOT / "training").glob("*.py")) == ["__init__.py", "cli.py"]
+
+
+def test_a_stage_imports_the_shared_layers_never_another_stage():
+    allowed = {layer: set(SHARED_LAYERS[:i]) for i, layer in enumerate(SHARED_LAYERS)}
+    allowed |= {stage: set(SHARED_LAYERS) for stage in STAGES}
+    allowed[RELEASE] = set(SHARED_LAYERS) | set(STAGES)
+    bad = []
+    for package, may in allowed.items():
+        for f in sorted((ROOT / "training" / package).rglob("*.py")):
+            bad += [f"{f.relative_to(ROOT)} imports training.{name}"
+                    for name in sorted(_training_imports(f) - may - {package})]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("package", PACKAGES + ("match",))
+def test_no_private_name_is_imported_from_another_module(package):
+    bad = []
+    for f in sorted((ROOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("goengine."):
+                bad += [f"{f.relative_to(ROOT)} imports {node.module}.{a.name}"
+                        for a in node.names if a.name.startswith("_")]
+    assert not bad, "\n".join(bad)
+
+
 # ---- inside functions -----------------------------------------------------------------------------
 
 def _function_level_imports(path: pathlib.Path):

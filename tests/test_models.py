@@ -6,8 +6,8 @@ from goengine.engine.features import FEATURE_SETS
 from goengine.models import store
 from goengine.models.metadata import EXPECTED, ROLE_KINDS, ModelError, ModelMetadata
 from goengine.models.session import load_session
-from goengine.training import nets
-from goengine.training.export import export_onnx
+from goengine.training.nets import networks as nets
+from goengine.training.nets.export import export_onnx
 
 
 @pytest.fixture(scope="module")

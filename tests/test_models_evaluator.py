@@ -7,8 +7,8 @@ from goengine.engine import symmetry
 from goengine.engine.evaluator import Evaluation, Evaluator, UniformEvaluator
 from goengine.models.onnx_evaluator import OnnxEvaluator
 from goengine.models.softmax import masked_softmax, symmetric_softmax
-from goengine.training import nets
-from goengine.training.export import export_onnx, run_torch
+from goengine.training.nets import networks as nets
+from goengine.training.nets.export import export_onnx, run_torch
 
 N = 9
 

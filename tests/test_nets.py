@@ -6,10 +6,10 @@ from goengine.engine import symmetry
 from goengine.engine.features import extract
 from goengine.engine.replay import positions
 from goengine.sgf_tools import iter_games
-from goengine.training.dataset import REPLAY_RULES
-from goengine.training import nets
-from goengine.training.export import run_torch
-from goengine.training.loop import init_from
+from goengine.training.data.dataset import REPLAY_RULES
+from goengine.training.nets import networks as nets
+from goengine.training.nets.export import run_torch
+from goengine.training.nets.loop import init_from
 from sample_games import GAMES
 
 CASES = [(kind, preset) for kind in nets.KINDS for preset in ("cpu", "paper")]

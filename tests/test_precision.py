@@ -10,10 +10,10 @@ torch = pytest.importorskip("torch")
 
 from goengine.engine.features import extract
 from goengine.engine.game import Game
-from goengine.training import nets, precision
-from goengine.training.loop import TrainConfig, make_optimizer, train_step
-from goengine.training.rl import learner_positions, reinforce_step
-from goengine.training.selfplay import GameResult
+from goengine.training.nets import networks as nets, precision
+from goengine.training.nets.loop import TrainConfig, make_optimizer, train_step
+from goengine.training.rl.loop import learner_positions, reinforce_step
+from goengine.training.workers.selfplay import GameResult
 from tests.training_games import FIXTURE as GAMES
 
 CPU = torch.device("cpu")

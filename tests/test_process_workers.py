@@ -1,14 +1,14 @@
-"""Self-play workers as plain local processes (training.process_workers), the backend of
+"""Self-play workers as plain local processes (training.workers.processes), the backend of
 `--workers N` where Ray is not installed: the same games as in one process, errors surfaced."""
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from goengine.training import nets  # noqa: E402
-from goengine.training.export import export_onnx  # noqa: E402
-from goengine.training.selfplay import GamesJob, SelfPlayWorker  # noqa: E402
-from goengine.training.workers import WorkerPool, make_jobs  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
+from goengine.training.workers.selfplay import GamesJob, SelfPlayWorker  # noqa: E402
+from goengine.training.workers.pool import WorkerPool, make_jobs  # noqa: E402
 
 
 @pytest.fixture(scope="module")

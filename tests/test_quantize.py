@@ -1,4 +1,4 @@
-"""int8 static quantization (training.quantize): the file the engine loads, its metadata, and
+"""int8 static quantization (training.export.quantize): the file the engine loads, its metadata, and
 outputs that follow the float model's, calibrated on real positions from tests/data."""
 import re
 import shutil
@@ -19,12 +19,13 @@ from test_gtp_harness import ROOT, Engine  # noqa: E402
 from goengine.gtp.config import EngineConfig, load_file  # noqa: E402
 
 from goengine.models.session import load_session  # noqa: E402
-from goengine.training import nets  # noqa: E402
-from goengine.training.export import export_onnx  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
 from goengine.models.metadata import ModelError  # noqa: E402
-from goengine.training import quantize  # noqa: E402
-from goengine.training.quantize import (calibration_planes, float_tail,  # noqa: E402
-                                        follows_float, quantize_command, quantize_model)
+from goengine.training.export import quantize  # noqa: E402
+from goengine.training.export.cli import quantize_command  # noqa: E402
+from goengine.training.export.quantize import (calibration_planes, float_tail,  # noqa: E402
+                                               follows_float, quantize_model)
 
 GAMES = Path(__file__).parent / "data" / "games" / "tygem9d-2015-05"
 

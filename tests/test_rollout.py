@@ -349,8 +349,8 @@ def test_bundled_model_if_present():
 # ---- training ----------------------------------------------------------------------------------
 @pytest.mark.skipif(not TYGEM.is_dir(), reason="no Tygem archives")
 def test_tiny_training_run_beats_uniform(tmp_path):
-    from goengine.training.rollout import train_rollout
-    from goengine.training.rollout_data import split_heldout
+    from goengine.training.rollout.train import train_rollout
+    from goengine.training.rollout.data import split_heldout
     train, held = split_heldout([TYGEM])
     assert [f.name for f in held] == ["tygem9d-2015-06.tar.bz2"]
     assert all(f.name != "tygem9d-2015-06.tar.bz2" for f in train)
@@ -371,7 +371,7 @@ def test_tiny_training_run_beats_uniform(tmp_path):
 @pytest.mark.skipif(not TYGEM.is_dir(), reason="no Tygem archives")
 def test_rollout_command_line(tmp_path):
     from click.testing import CliRunner
-    from goengine.training.rollout_cli import rollout_command
+    from goengine.training.rollout.cli import rollout_command
     out = tmp_path / "r.npz"
     res = CliRunner().invoke(rollout_command, [
         "--sgf", str(TYGEM), "--out", str(out), "--positions", "500", "--max-games", "5",
@@ -387,8 +387,8 @@ def test_training_features_match_the_playout_policy():
     (RolloutPolicy built from the same keys and weights), position by position."""
     from goengine.engine.replay import initial_game
     from goengine.sgf_tools.archives import iter_games
-    from goengine.training.rollout_data import load_games
-    from goengine.training.rollout_features import build_dictionary, count_patterns, extract_all
+    from goengine.training.rollout.data import load_games
+    from goengine.training.rollout.features import build_dictionary, count_patterns, extract_all
     path = TYGEM / "tygem9d-2015-05.tar.bz2"
     gs = load_games([path], max_games=2)
     sel = ((gs.col <= 2) & (gs.loc >= 0)).astype(np.uint8)

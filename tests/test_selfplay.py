@@ -1,4 +1,4 @@
-"""Policy self-play (training.selfplay), its game shards, the Ray workers and `engine-train rl`,
+"""Policy self-play (training.workers.selfplay), its game shards, the Ray workers and `engine-train rl`,
 on 5x5 and 7x7 with a tiny policy net exported to ONNX and played by onnxruntime."""
 import csv
 import json
@@ -24,16 +24,17 @@ from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.symmetry import N_SYMMETRIES, apply, apply_policy  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.models.store import verify  # noqa: E402
-from goengine.training import nets  # noqa: E402
-from goengine.training.export import export_onnx  # noqa: E402
-from goengine.training.game_shards import GameShards, read_games, read_manifest  # noqa: E402
-from goengine.training.rl import (CURRENT, SL, OpponentPool, RLConfig, RLRun,  # noqa: E402
-                                  learner_positions, load_initial,
-                                  reinforce_loss, reinforce_step, update_average)
-from goengine.training.selfplay import (KOMI, GameResult, GamesJob,  # noqa: E402
-                                        SelfPlayWorker, candidates, move_cap, pos_table,
-                                        replay, selfplay_rules)
-from goengine.training.workers import WorkerPool, make_jobs  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
+from goengine.training.data.game_shards import GameShards, read_games, read_manifest  # noqa: E402
+from goengine.training.nets.initial import load_initial  # noqa: E402
+from goengine.training.rl.loop import (CURRENT, SL, OpponentPool, RLConfig, RLRun,  # noqa: E402
+                                       learner_positions, reinforce_loss, reinforce_step,
+                                       update_average)
+from goengine.training.workers.selfplay import (KOMI, GameResult, GamesJob,  # noqa: E402
+                                                SelfPlayWorker, candidates, move_cap, pos_table,
+                                                replay, selfplay_rules)
+from goengine.training.workers.pool import WorkerPool, make_jobs  # noqa: E402
 from tqdm import tqdm  # noqa: E402
 from zero_nets import export_tiny_zero  # noqa: E402
 

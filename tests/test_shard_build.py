@@ -1,4 +1,4 @@
-"""Dataset building in several processes (training.shard_build): the same positions as in one,
+"""Dataset building in several processes (training.data.shard_build): the same positions as in one,
 shards numbered as one build's, a failing process reported, a killed build built anew."""
 import json
 from pathlib import Path
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from goengine.sgf_tools import FilterConfig
-from goengine.training.shard_build import PART_PREFIX, build_shards
+from goengine.training.data.shard_build import PART_PREFIX, build_shards
 from tests.training_games import FIXTURE as DIAGONALS
 
 GAMES = Path(__file__).parent / "data" / "games"
@@ -68,8 +68,8 @@ def test_a_killed_build_is_built_anew(tmp_path):
     """Shards and process folders without dataset.json are a build that was killed: the next
     `engine-train sl` run discards them instead of adding to them."""
     pytest.importorskip("torch")
-    from goengine.training.sl import make_filters, prepare_dataset
-    filters = make_filters("", "9", None, 0, None)
+    from goengine.training.data.prepare import make_filters, prepare_dataset
+    filters = make_filters("", (9,), None, 0, None)
     fresh = prepare_dataset([str(DIAGONALS)], tmp_path / "fresh", "alphago48", filters, 0.1, None,
                             None, 1, build_workers=2)
     data = tmp_path / "killed"

@@ -21,8 +21,8 @@ from goengine.gtp.config import (MAX_DEFAULT_THREADS, EngineConfig, check_search
 from goengine.models.by_size import BySizeEvaluator  # noqa: E402
 from goengine.models.metadata import ModelError  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
-from goengine.training import nets  # noqa: E402
-from goengine.training.export import export_onnx  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
 
 
 def export_zero(path, seed: int, sizes: str, **heads):

@@ -192,7 +192,7 @@ def test_export_command_matches_torch(small_run, tmp_path):
     out = tmp_path / "p.onnx"
     run("export", "--checkpoint", small_run / "checkpoint.pt", "--out", out)
     from goengine.models.session import load_session
-    from goengine.training import nets
+    from goengine.training.nets import networks as nets
     net, _ = nets.load_checkpoint(small_run / "checkpoint.pt")
     net.eval()
     x = np.random.default_rng(0).random((2, 48, 13, 13), dtype=np.float32)
@@ -205,7 +205,7 @@ def test_export_command_matches_torch(small_run, tmp_path):
 
 def test_export_records_the_komi_a_value_net_learned_at(small_run, tmp_path):
     from goengine.models.onnx_evaluator import OnnxEvaluator
-    from goengine.training import nets
+    from goengine.training.nets import networks as nets
     nets.save_checkpoint(nets.build("value", "cpu"), tmp_path / "value.pt")
     run("export", "--checkpoint", tmp_path / "value.pt", "--out", tmp_path / "v.onnx", "--komi", 6.5)
     assert OnnxEvaluator(tmp_path / "v.onnx", kind="value").learned_komi == 6.5

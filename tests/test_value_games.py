@@ -1,4 +1,4 @@
-"""Value games on the self-play workers (training.value_games, training.value_data): SL policy to
+"""Value games on the self-play workers (training.value.games, training.value.data): SL policy to
 move U-1, a random move U, the RL policy to the end; the outcome, score and ownership targets
 checked against the game replayed by the rules core. 5x5 and 7x7, tiny nets through onnxruntime."""
 import numpy as np
@@ -12,13 +12,13 @@ from goengine.engine.coords import PASS, pos_to_loc  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.symmetry import apply as apply_symmetry  # noqa: E402
-from goengine.training import nets  # noqa: E402
-from goengine.training.dataset import PackedPositions  # noqa: E402
-from goengine.training.export import export_onnx  # noqa: E402
-from goengine.training.selfplay import SelfPlayWorker, selfplay_rules  # noqa: E402
-from goengine.training.value_data import ValueDataConfig, generate  # noqa: E402
-from goengine.training.value_games import RL, SL, ValueGamesJob  # noqa: E402
-from goengine.training.workers import WorkerPool  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.data.dataset import PackedPositions  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
+from goengine.training.workers.selfplay import SelfPlayWorker, selfplay_rules  # noqa: E402
+from goengine.training.value.data import ValueDataConfig, generate  # noqa: E402
+from goengine.training.value.games import RL, SL, ValueGamesJob  # noqa: E402
+from goengine.training.workers.pool import WorkerPool  # noqa: E402
 
 
 @pytest.fixture(scope="module")

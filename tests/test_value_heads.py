@@ -14,10 +14,10 @@ onnx = pytest.importorskip("onnx")
 
 from goengine.engine import symmetry  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
-from goengine.training import nets  # noqa: E402
-from goengine.training.dataset import PackedPositions, _ShardWriter  # noqa: E402
-from goengine.training.export import export_onnx, parity_inputs, run_torch  # noqa: E402
-from goengine.training.loop import TrainConfig, aux_loss, head_args, train  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.data.dataset import PackedPositions, ShardWriter  # noqa: E402
+from goengine.training.nets.export import export_onnx, parity_inputs, run_torch  # noqa: E402
+from goengine.training.nets.loop import TrainConfig, aux_loss, head_args, train  # noqa: E402
 
 
 def small(**heads):
@@ -148,7 +148,7 @@ def test_shards_without_targets_refuse_the_heads(tmp_path):
     """Shards without own / score arrays (policy data, older human-game shards) cannot train the
     heads: a clear error, not a batch of zeros that would teach every point to be neutral."""
     for split in ("train", "heldout"):
-        w = _ShardWriter(tmp_path, f"{split}-5", 8, (49 * 25 + 7) // 8)
+        w = ShardWriter(tmp_path, f"{split}-5", 8, (49 * 25 + 7) // 8)
         for _ in range(3):
             w.add(np.zeros((49 * 25 + 7) // 8, np.uint8), 0, 1, 5)
         w.flush()

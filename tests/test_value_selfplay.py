@@ -1,4 +1,4 @@
-"""Value-network data from self-play (training.selfplay_value) with the real bundled SL policy
+"""Value-network data from self-play (training.value.selfplay) with the real bundled SL policy
 (onnxruntime) and rollout policy, and value training on it across board sizes."""
 import csv
 import json
@@ -12,11 +12,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from goengine.engine.features import FEATURE_SETS  # noqa: E402
-from goengine.training.curves import append_row, read_rows  # noqa: E402
-from goengine.training.dataset import PackedPositions, dataset_komi  # noqa: E402
-from goengine.training.loop import CURVE_FIELDS, plot_curve  # noqa: E402
+from goengine.training.nets.curves import append_row, read_rows  # noqa: E402
+from goengine.training.data.dataset import PackedPositions, dataset_komi  # noqa: E402
+from goengine.training.nets.loop import CURVE_FIELDS, plot_curve  # noqa: E402
 from matplotlib.image import imread  # noqa: E402
-from goengine.training.selfplay_value import SelfPlayValue, SelfPlayValueConfig  # noqa: E402
+from goengine.training.value.selfplay import SelfPlayValue, SelfPlayValueConfig  # noqa: E402
 
 COLOUR_PLANE = 48          # alphago49: the value net's 49th plane, ones when black is to move
 

@@ -29,27 +29,28 @@ from goengine.engine.search import tree as T  # noqa: E402
 from goengine.engine.search.lockstep import Lockstep  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
-from goengine.training import nets, quantize  # noqa: E402
-from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
+from goengine.training.export import quantize  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.workers.selfplay import SelfPlayWorker  # noqa: E402
 from goengine.models.names import SIZED_MODEL_FILES  # noqa: E402
-from goengine.training.bundle import bundle_command  # noqa: E402
-from goengine.training.sprt import gate_decision  # noqa: E402
-from goengine.training.zero import (ZeroConfig, ZeroRun, zero_command,  # noqa: E402
-                                   zero_reference_command)
-from goengine.training.zero_reference import (GNUGO, ReferenceConfig, evaluate,  # noqa: E402
+from goengine.training.bundle.cli import bundle_command  # noqa: E402
+from goengine.training.zero.sprt import gate_decision  # noqa: E402
+from goengine.training.zero.cli import (zero_command, zero_reference_command,  # noqa: E402
+                                        zero_snapshot_command)
+from goengine.training.zero.loop import ZeroConfig, ZeroRun  # noqa: E402
+from goengine.training.zero.reference import (GNUGO, ReferenceConfig, evaluate,  # noqa: E402
                                               played_file, reference_table)
-from goengine.training.zero_registry import Registry  # noqa: E402
-from goengine.training.zero_snapshot import zero_snapshot_command  # noqa: E402
-from goengine.training.zero_selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
-                                             default_sampled_moves, make_search,
-                                             visit_distribution, zero_rules)
-from goengine.training.zero_int8 import int8_twin  # noqa: E402
-from goengine.training.zero_selfplay import ZeroGameResult, play_zero_games  # noqa: E402
-from goengine.training.zero_shards import (ZeroShards, calibrated_threshold,  # noqa: E402
+from goengine.training.zero.registry import Registry  # noqa: E402
+from goengine.training.zero.selfplay import (ZeroGamesJob, choose_move,  # noqa: E402
+                                             make_search, visit_distribution, zero_rules)
+from goengine.training.workers.selfplay import default_sampled_moves  # noqa: E402
+from goengine.training.zero.int8 import int8_twin  # noqa: E402
+from goengine.training.zero.selfplay import ZeroGameResult, play_zero_games  # noqa: E402
+from goengine.training.zero.shards import (ZeroShards, calibrated_threshold,  # noqa: E402
                                            load_window)
-from goengine.training.optimizers import build_optimizer  # noqa: E402
-from goengine.training.zero_train import sample_batch, train_step  # noqa: E402
-from goengine.training.workers import WorkerPool  # noqa: E402
+from goengine.training.nets.optimizers import build_optimizer  # noqa: E402
+from goengine.training.zero.train import sample_batch, train_step  # noqa: E402
+from goengine.training.workers.pool import WorkerPool  # noqa: E402
 
 from zero_nets import TINY, export_tiny_zero  # noqa: E402
 

@@ -13,9 +13,9 @@ torch = pytest.importorskip("torch")
 
 import onnxruntime as ort  # noqa: E402
 
-from goengine.training import nets  # noqa: E402
-from goengine.training.zero_grow import cosine_lr, grow  # noqa: E402
-from goengine.training.zero_registry import Registry  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.zero.grow import cosine_lr, grow  # noqa: E402
+from goengine.training.zero.registry import Registry  # noqa: E402
 
 
 def trained_looking(net, seed=1):

@@ -22,15 +22,15 @@ from goengine.engine.rules import Rules  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.models.store import default_path  # noqa: E402
-from goengine.training import nets  # noqa: E402
-from goengine.training.export import run_torch  # noqa: E402
-from goengine.training.selfplay import SelfPlayWorker  # noqa: E402
-from goengine.training.workers import WorkerPool  # noqa: E402
-from goengine.training.zero import ZeroConfig, ZeroRun  # noqa: E402
-from goengine.training.zero_selfplay import ZeroGamesJob, zero_rules  # noqa: E402
-from goengine.training.zero_shards import Window, ZeroShards, load_window  # noqa: E402
-from goengine.training.optimizers import build_optimizer  # noqa: E402
-from goengine.training.zero_train import sample_batch, train_step  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import run_torch  # noqa: E402
+from goengine.training.workers.selfplay import SelfPlayWorker  # noqa: E402
+from goengine.training.workers.pool import WorkerPool  # noqa: E402
+from goengine.training.zero.loop import ZeroConfig, ZeroRun  # noqa: E402
+from goengine.training.zero.selfplay import ZeroGamesJob, zero_rules  # noqa: E402
+from goengine.training.zero.shards import Window, ZeroShards, load_window  # noqa: E402
+from goengine.training.nets.optimizers import build_optimizer  # noqa: E402
+from goengine.training.zero.train import sample_batch, train_step  # noqa: E402
 
 from positions import load_board  # noqa: E402
 from zero_nets import TINY, export_tiny_zero  # noqa: E402

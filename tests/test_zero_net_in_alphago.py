@@ -67,8 +67,8 @@ def test_engine_gtp_plays_the_alphago_search_on_one_zero_network(zero_file, tmp_
 
 
 def test_a_policy_network_is_no_value_network(zero_file, tmp_path):
-    from goengine.training import nets
-    from goengine.training.export import export_onnx
+    from goengine.training.nets import networks as nets
+    from goengine.training.nets.export import export_onnx
     policy = tmp_path / "policy.onnx"
     export_onnx(nets.build("policy", "cpu", layers=3, filters=8), "policy", policy, {})
     with Engine("--search", "alphago", "--policy", str(zero_file), "--value", str(policy),
@@ -82,8 +82,8 @@ def test_a_by_size_value_takes_each_networks_own_planes(zero_file, tmp_path):
     """The value role filled by a 49-plane value network on every size but 5x5, where the 5x5
     Zero network answers on its 17 planes: each search sends each network its own planes."""
     from goengine.models.by_size import BySizeEvaluator
-    from goengine.training import nets
-    from goengine.training.export import export_onnx
+    from goengine.training.nets import networks as nets
+    from goengine.training.nets.export import export_onnx
     export_onnx(nets.build("policy", "cpu", layers=3, filters=8), "policy", tmp_path / "p.onnx", {})
     export_onnx(nets.build("value", "cpu", layers=3, filters=8, fc=8), "value", tmp_path / "v.onnx",
                 {})

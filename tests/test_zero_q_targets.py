@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 
 from goengine.engine.evaluator import Evaluation, uniform_priors
-from goengine.training.zero_selfplay import ZeroGamesJob, play_zero_games
-from goengine.training.zero_shards import ZeroShards, load_window
+from goengine.training.zero.selfplay import ZeroGamesJob, play_zero_games
+from goengine.training.zero.shards import ZeroShards, load_window
 
 torch = pytest.importorskip("torch")
 
-from goengine.training.workers import WorkerPool  # noqa: E402
-from goengine.training.zero import ZeroConfig, ZeroRun  # noqa: E402
+from goengine.training.workers.pool import WorkerPool  # noqa: E402
+from goengine.training.zero.loop import ZeroConfig, ZeroRun  # noqa: E402
 
 from zero_nets import TINY  # noqa: E402
 

@@ -2,8 +2,8 @@
 the loop exports its generations."""
 import torch
 
-from goengine.training import nets
-from goengine.training.export import export_onnx
+from goengine.training.nets import networks as nets
+from goengine.training.nets.export import export_onnx
 
 TINY = dict(blocks=1, filters=8)
 

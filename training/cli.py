@@ -22,8 +22,6 @@ import sys
 
 import click
 
-from goengine.training.rollout_cli import rollout_command
-
 # The `train` extra of pyproject.toml: the modules the other subcommands import.
 TRAIN_EXTRA = ("torch", "onnx", "tqdm", "matplotlib", "ray")
 
@@ -33,20 +31,18 @@ def cli():
     """Train goengine's networks (needs the `train` extra: torch)."""
 
 
-def _register():
-    # Imported here, not at the top: these subcommands need the `train` extra (torch), and
-    # `main` turns its absence into a message instead of a traceback.
-    from goengine.training.bundle import bundle_command
-    from goengine.training.evaluate import eval_command
-    from goengine.training.export_cli import export_command, flush_denormals_command
-    from goengine.training.quantize import quantize_command
-    from goengine.training.rl import rl_command
-    from goengine.training.selfplay_cli import selfplay_command
-    from goengine.training.value_data import value_data_command
-    from goengine.training.sl import sl_command, value_command
-    from goengine.training.zero import zero_command, zero_reference_command
-    from goengine.training.zero_grow import zero_grow_command
-    from goengine.training.zero_snapshot import zero_snapshot_command
+def register_commands():
+    # Imported here, not at the top: the stages' commands need the `train` extra (torch), and
+    # `main` turns its absence into a message instead of a traceback. One CLI module a stage.
+    from goengine.training.bundle.cli import bundle_command
+    from goengine.training.export.cli import (eval_command, export_command,
+                                              flush_denormals_command, quantize_command)
+    from goengine.training.rl.cli import rl_command, selfplay_command
+    from goengine.training.rollout.cli import rollout_command
+    from goengine.training.sl.cli import sl_command
+    from goengine.training.value.cli import value_command, value_data_command
+    from goengine.training.zero.cli import (zero_command, zero_grow_command,
+                                            zero_reference_command, zero_snapshot_command)
     for command in (sl_command, value_command, eval_command, export_command, flush_denormals_command,
                     bundle_command, rl_command,
                     value_data_command, selfplay_command, rollout_command, zero_command,
@@ -57,7 +53,7 @@ def _register():
 
 def main(argv=None):
     try:
-        _register()
+        register_commands()
     except ModuleNotFoundError as e:
         if (e.name or "").split(".")[0] not in TRAIN_EXTRA:
             raise

@@ -1,0 +1,1 @@
+"""Stage: the fast rollout policy from human games (`engine-train rollout`)."""

@@ -1,0 +1,1 @@
+"""Stage: the SL policy (and the human-data Zero net) from SGF collections (`engine-train sl`)."""
