@@ -1,7 +1,8 @@
 """The one interface every search implements, and the one loop that runs them all.
 
-`mcts.MctsSearch` (heuristic priors and rollouts), `network.NetworkSearch` (AlphaGo and Zero) and
-`policy.PolicyPlayer` (the SL policy alone) implement `Search`. The Player, GTP, self-play and
+`mcts.MctsSearch` (heuristic priors and rollouts), `alphago.AlphaGoSearch` and `zero.ZeroSearch`
+(the network searches, on `network.NetworkSearch`'s tree) and `policy.PolicyPlayer` (the SL
+policy alone) implement `Search`. The Player, GTP, self-play and
 gating drive any of them the same way, through `run` (bound as each search's `search` method):
 
     result = search.search(game, color, playouts=None, seconds=None, stop=None, report=None,
