@@ -163,7 +163,6 @@ class NetworkSearch:
         self._rng = np.random.default_rng(seed)
         self.eval_time = 0.0
         self.evaluations = 0
-        self.dead_at_terminals: np.ndarray | None = None  # set by the Player (search.terminal)
         self._heads = (None, None)      # the head network's answer at the root (`_value_heads`)
         self._lam = 0.0                 # the rollouts' weight in Q (engine.search.tree)
         self._utility, self._utility_scale = 0.0, 1.0   # the score utility's, set by `begin`
@@ -249,7 +248,7 @@ class NetworkSearch:
     def chunk(self) -> int:
         return self.config.batch_size
 
-    def begin(self, game, color) -> None:
+    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None) -> None:
         cfg = self.config
         t = self.tree
         st0, meta0 = game.st.copy(), game.meta.copy()
@@ -266,7 +265,7 @@ class NetworkSearch:
         self._root = (st0, meta0, root_hist, hist_len)
         self._bufs = (moves_buf, priors_buf)
         self._no_row = np.zeros(1, dtype=np.float32)    # a row for kernels that take none
-        self._dead = terminal_mask(self, a)
+        self._dead = terminal_mask(dead_at_terminals, a)
         self._utility_scale = cfg.score_utility_scale or float(game.size)
         # the rollouts and terminals are scored at the game's komi; the value networks are not
         self._value_komi = learned_komi(network_for(self._head_net(game.size)[0], game.size),
