@@ -74,6 +74,24 @@ class Player:
         self.last_timing = None     # (planned, taken, lag margin now) of the last genmove, seconds
         self._lock = threading.Lock()
 
+    # ---- what the search can do (GTP asks the Player, never its search) -----------------------
+    @property
+    def can_ponder(self) -> bool:
+        """Whether a search now leaves something for the next move (a tree to reuse)."""
+        return self.search.tree is not None
+
+    @property
+    def ownership_from_playouts(self) -> bool:
+        """Whether `ownership` counts the final positions of the search's simulations, fit to
+        judge dead stones (the `ownership` its Search declares)."""
+        return self.search.ownership
+
+    def head_ownership(self, game) -> np.ndarray | None:
+        """float[N, N], +1 black: the network's ownership head on `game` as it stands (no
+        playouts); None when the search has no such head."""
+        with self._lock:
+            return self.search.head_ownership(game)
+
     # ---- parameters ---------------------------------------------------------------------------
     def set_param(self, name: str, value: str) -> None:
         if name in TUNABLE:

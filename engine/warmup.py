@@ -87,9 +87,7 @@ def _network(size: int) -> None:
     ]
     for search in searches:
         _player_game(Player(search, _small(PlayerConfig())), size)
-        close = getattr(search, "close", None)
-        if close is not None:
-            close()
+        search.close()
 
 
 def _features(size: int) -> None:

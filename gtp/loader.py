@@ -190,9 +190,9 @@ def _warm_up(player, size: int) -> None:
     """Two tiny searches so that numba compiles (and onnxruntime runs once), and the search's
     tree-reuse arrays exist, before the first genmove is timed."""
     g = Game(size)
-    player.search.search(g, g.to_play, playouts=16)
+    player.analyze(g, g.to_play, report=None, stop=None, playouts=16)
     g.play(g.to_play, g.legal_moves()[0])
-    player.search.search(g, g.to_play, playouts=16)     # tree reuse: compaction and its spare arrays
+    player.analyze(g, g.to_play, report=None, stop=None, playouts=16)  # tree reuse: compaction
     player.last_result = None
 
 

@@ -24,8 +24,9 @@ gating drive any of them the same way, through `run` (bound as each search's `se
    `run` returns.
 
 Features are chosen by what a search declares, never by its class: `tree` (reuse, pruning, and
-so pondering), `ownership` (its results judge dead stones) and `config` (a frozen dataclass whose
-fields `Player.set_param` tunes by name).
+so pondering), `ownership` (its results judge dead stones), `head_ownership` (a network's
+ownership without a search) and `config` (a frozen dataclass whose fields `Player.set_param`
+tunes by name).
 """
 from __future__ import annotations
 
@@ -64,6 +65,15 @@ class Search(Protocol):
 
     def result(self, ran: int, elapsed: float) -> SearchResult:
         """The root's statistics now, `ran` simulations and `elapsed` seconds into the search."""
+        ...
+
+    def head_ownership(self, game) -> np.ndarray | None:
+        """float[N, N], +1 black: a network's ownership head on `game` as it stands (no
+        search); None for a search without one."""
+        ...
+
+    def close(self) -> None:
+        """Release what the search holds beyond its tree (threads); it is not used after."""
         ...
 
     def search(self, game, color: int, playouts: int | None = None,

@@ -149,6 +149,12 @@ class MctsSearch:
                         self._path, self._amaf, self._moves_buf, self._priors_buf,
                         self._rollout_tab, self.rollout is not None, self._dead)
 
+    def head_ownership(self, game) -> None:
+        return None     # no network
+
+    def close(self) -> None:
+        pass            # nothing held beyond the tree
+
     def result(self, ran: int, elapsed: float) -> SearchResult:
         n = self._game.size
         own = self._own_acc.reshape(n + 2, n + 2)[1:-1, 1:-1] / max(ran, 1)

@@ -70,6 +70,12 @@ class PolicyPlayer:
     def step(self, count: int) -> int:
         return 0        # the network's answer is the whole search
 
+    def head_ownership(self, game) -> None:
+        return None     # a policy network has no ownership head
+
+    def close(self) -> None:
+        pass
+
     def result(self, ran: int, elapsed: float) -> SearchResult:
         return SearchResult(color=self._color, moves=list(self._moves), root_visits=1,
                             simulations=1, elapsed=self._seconds + elapsed)
