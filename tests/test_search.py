@@ -319,3 +319,17 @@ def test_each_network_search_has_its_own_c_puct_unless_one_is_given():
     assert NetSearchConfig(mode="alphago").c_puct == ALPHAGO_C_PUCT == 5.0
     assert NetSearchConfig(mode="zero").c_puct == ZERO_C_PUCT
     assert NetSearchConfig(mode="zero", c_puct=3.0).c_puct == 3.0
+
+
+def test_a_network_search_runs_in_its_own_mode():
+    """AlphaGoSearch and ZeroSearch are the two modes of NetSearchConfig: a config of the other
+    mode is refused, when the search is made and when its settings are replaced."""
+    with pytest.raises(ValueError, match="mode"):
+        ZeroSearch(NetSearchConfig(mode="alphago"), net=UniformEvaluator())
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago"), seed=1)
+    zero = ZeroSearch(NetSearchConfig(mode="zero"), UniformEvaluator())
+    assert (s.name, zero.name) == ("alphago", "zero")
+    with pytest.raises(ValueError, match="mode"):
+        s.config = dataclasses.replace(s.config, mode="zero")
+    s.config = dataclasses.replace(s.config, lam=0.25)
+    assert s.config.lam == 0.25 and s.config.mode == "alphago"
