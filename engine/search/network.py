@@ -166,6 +166,8 @@ class NetworkSearch:
         self._heads = (None, None)      # the head network's answer at the root (`_value_heads`)
         self._lam = 0.0                 # the rollouts' weight in Q (engine.search.tree)
         self._utility, self._utility_scale = 0.0, 1.0   # the score utility's, set by `begin`
+        # numba's generator on this thread (the rollouts'), seeded by every network search: a
+        # seed's root noise comes after this draw, as it always has
         playout_seed(int(self._rng.integers(2**31)))
 
     @property
