@@ -54,7 +54,8 @@ def search_per_second(n: int, seconds: float) -> float:
 def alphago_per_second(n: int, seconds: float) -> float | None:
     """Simulations/s of `--search alphago` on the bundled models (None when they are missing)."""
     from goengine.engine.rollout.policy import RolloutPolicy
-    from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+    from goengine.engine.search.alphago import AlphaGoSearch
+    from goengine.engine.search.network import NetSearchConfig
     from goengine.models.onnx_evaluator import OnnxEvaluator
     from goengine.models.store import default_path
     paths = {k: default_path(k) for k in ("policy", "value", "rollout")}
@@ -65,7 +66,7 @@ def alphago_per_second(n: int, seconds: float) -> float | None:
     rollout = RolloutPolicy.load(paths["rollout"])
 
     def make(seed):
-        return NetworkSearch(NetSearchConfig(mode="alphago"), policy=policy, value=value,
+        return AlphaGoSearch(NetSearchConfig(mode="alphago"), policy=policy, value=value,
                              policy_features=policy.meta.feature_set,
                              value_features=value.meta.feature_set, seed=seed, rollout=rollout)
 

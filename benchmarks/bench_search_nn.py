@@ -18,7 +18,8 @@ import click  # noqa: E402
 import numpy as np  # noqa: E402
 
 from goengine.engine.game import Game  # noqa: E402
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig  # noqa: E402
+from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 
 
@@ -47,10 +48,10 @@ def raw_rate(path, size, batch, seconds, threads) -> float:
 
 def search_rate(path, size, batch, seconds, threads) -> tuple[float, float]:
     ev = OnnxEvaluator(path, threads=threads, symmetry="random", cache_size=0, seed=1)
-    s = NetworkSearch(NetSearchConfig(mode="zero", batch_size=batch), policy=ev, seed=1)
+    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=1)
     g = Game(size)
     s.search(g, g.to_play, playouts=64)  # compile and warm up
-    s = NetworkSearch(NetSearchConfig(mode="zero", batch_size=batch), policy=ev, seed=2)
+    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=2)
     res = s.search(g, g.to_play, seconds=seconds)
     return s.evaluations / res.elapsed, res.simulations / res.elapsed
 

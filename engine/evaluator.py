@@ -13,14 +13,27 @@ with an `Evaluation`:
     score       float32[B] | None     optional, the final area score for the side to move, in
                                       points, komi included
 
-An evaluator over several networks (models.by_size) also answers `for_size(n)`: the one that
-evaluates n x n boards, whose heads the search asks about (`for_size` here).
+Besides `evaluate`, an evaluator declares what the searches ask of a network before they call it
+(every implementation states each, `UniformEvaluator` the answers of a stand-in without heads):
+
+    cache_size      positions kept in its cache; > 0: `evaluate` takes `keys`, one per position,
+                    and answers a key seen before from the cache (0: keys are ignored)
+    has_policy      the priors are the network's (False: uniform over the legal moves)
+    has_value       the value is the network's (False: 0)
+    has_ownership   every Evaluation carries `ownership`
+    has_score       every Evaluation carries `score`
+    feature_set     the planes it takes (engine.features.registry); None: any planes (a stand-in)
+    learned_komi    the komi its value learned at; None: not said (engine.search.komi)
+    for_size(n)     the evaluator that answers n x n boards, whose declarations hold there: itself,
+                    or for an evaluator over several networks (models.by_size) the network made
+                    for that size
 
 Search knows only this Protocol. `UniformEvaluator` (here) serves tests and networkless play;
 `models.onnx_evaluator.OnnxEvaluator` serves the trained networks.
 """
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,23 +49,29 @@ class Evaluation:
 
 
 class Evaluator(Protocol):
-    def evaluate(self, planes: np.ndarray, legal_mask: np.ndarray | None = None) -> Evaluation:
-        """planes float32[B, C, N, N], legal_mask bool[B, N*N+1] or None -> Evaluation."""
+    cache_size: int
+    has_policy: bool
+    has_value: bool
+    has_ownership: bool
+    has_score: bool
+    feature_set: str | None
+    learned_komi: float | None
+
+    def evaluate(self, planes: np.ndarray, legal_mask: np.ndarray | None = None,
+                 keys: Sequence[Hashable] | None = None) -> Evaluation:
+        """planes float32[B, C, N, N], legal_mask bool[B, N*N+1] or None, keys: B position keys
+        (used when `cache_size` > 0) or None -> Evaluation."""
+        ...
+
+    def for_size(self, n: int) -> Evaluator:
+        """The evaluator that answers n x n positions."""
         ...
 
 
-def for_size(evaluator, n: int):
-    """The evaluator that answers n x n positions: a by-size evaluator's network for that size,
-    any other evaluator itself."""
-    pick = getattr(evaluator, "for_size", None)
-    return evaluator if pick is None else pick(n)
-
-
-def feature_set_for(evaluator, n: int, default: str) -> str:
-    """The feature set of the network that answers n x n positions, from its metadata; `default`
-    for an evaluator without metadata."""
-    meta = getattr(for_size(evaluator, n), "meta", None)
-    return getattr(meta, "feature_set", default)
+def feature_set_for(evaluator: Evaluator | None, n: int, default: str) -> str:
+    """The feature set of the network that answers n x n positions; `default` for a stand-in
+    that takes any planes, or no evaluator."""
+    return default if evaluator is None else evaluator.for_size(n).feature_set or default
 
 
 def uniform_priors(batch: int, n: int, legal_mask: np.ndarray | None) -> np.ndarray:
@@ -64,10 +83,20 @@ def uniform_priors(batch: int, n: int, legal_mask: np.ndarray | None) -> np.ndar
     return (mask / counts).astype(np.float32)
 
 
-class UniformEvaluator:
-    """Equal priors over the legal moves and value 0: search guided only by its own visits."""
+class UniformEvaluator(Evaluator):
+    """Equal priors over the legal moves and value 0: search guided only by its own visits. The
+    base of the tests' stand-in networks, which override `evaluate` (and the heads they add)."""
 
-    def evaluate(self, planes: np.ndarray, legal_mask: np.ndarray | None = None) -> Evaluation:
+    cache_size = 0
+    has_policy = has_value = has_ownership = has_score = False
+    feature_set = None
+    learned_komi = None
+
+    def evaluate(self, planes: np.ndarray, legal_mask: np.ndarray | None = None,
+                 keys: Sequence[Hashable] | None = None) -> Evaluation:
         batch, n = planes.shape[0], planes.shape[-1]
         return Evaluation(priors=uniform_priors(batch, n, legal_mask),
                           value_stm=np.zeros(batch, dtype=np.float32))
+
+    def for_size(self, n: int) -> Evaluator:
+        return self

@@ -74,6 +74,24 @@ class Player:
         self.last_timing = None     # (planned, taken, lag margin now) of the last genmove, seconds
         self._lock = threading.Lock()
 
+    # ---- what the search can do (GTP asks the Player, never its search) -----------------------
+    @property
+    def can_ponder(self) -> bool:
+        """Whether a search now leaves something for the next move (a tree to reuse)."""
+        return self.search.tree is not None
+
+    @property
+    def ownership_from_playouts(self) -> bool:
+        """Whether `ownership` counts the final positions of the search's simulations, fit to
+        judge dead stones (the `ownership` its Search declares)."""
+        return self.search.ownership
+
+    def head_ownership(self, game) -> np.ndarray | None:
+        """float[N, N], +1 black: the network's ownership head on `game` as it stands (no
+        playouts); None when the search has no such head."""
+        with self._lock:
+            return self.search.head_ownership(game)
+
     # ---- parameters ---------------------------------------------------------------------------
     def set_param(self, name: str, value: str) -> None:
         if name in TUNABLE:
@@ -106,7 +124,7 @@ class Player:
     def _run(self, game, color, clock: Clock | None, stop=None, report=None,
              report_interval: float = 1.0) -> SearchResult:
         budget, hard = self.time.limits(clock, color, game.move_number, game.size)
-        self._judge_terminals(game, color)
+        dead = self._dead_at_terminals(game, color)
         # the limits count from the start of the move: judging dead stones first (after the
         # opponent's pass: 0.2 s on 19x19, more on a loaded machine) comes out of them
         used = self._watch.elapsed()
@@ -117,13 +135,13 @@ class Player:
             seconds = hard if clock is not None and clock.system != "none" else None
             res = self.search.search(game, color, playouts=self.config.playouts, seconds=seconds,
                                      stop=stop, report=report, report_interval=report_interval,
-                                     visits=self.config.visits)
+                                     visits=self.config.visits, dead_at_terminals=dead)
         else:
             seconds = budget
             res = self.search.search(game, color, seconds=budget, stop=stop, report=report,
-                                     report_interval=report_interval)
+                                     report_interval=report_interval, dead_at_terminals=dead)
         self._planned = seconds           # what the move was planned to take (its overrun: lag)
-        if self.search.dead_at_terminals is not None:
+        if dead is not None:
             self._count_lead(game, res)
         self.last_result = res
         return res
@@ -227,15 +245,15 @@ class Player:
             self._judged = (key, judge(game, playouts=self.config.status_playouts))
         return self._judged[1]
 
-    def _judge_terminals(self, game, color) -> None:
-        """Where our pass ends the game (the opponent has just passed), let the search count its
-        two-pass endings with the dead stones off, judged as _wins_if_ended judges them, so that
-        its win rate agrees with the count (engine.search.terminal). Elsewhere the board as it
-        stands: those endings are deep in the tree, and judging every move would cost time."""
-        dead = None
+    def _dead_at_terminals(self, game, color) -> np.ndarray | None:
+        """Where our pass ends the game (the opponent has just passed), the mask with which the
+        search counts its two-pass endings with the dead stones off, judged as _wins_if_ended
+        judges them, so that its win rate agrees with the count (engine.search.terminal).
+        Elsewhere None, the board as it stands: those endings are deep in the tree, and judging
+        every move would cost time."""
         if bool(game.history) and game.history[-1] == (3 - color, PASS):
-            dead = dead_mask(game, self.judgement(game).dead)
-        self.search.dead_at_terminals = dead
+            return dead_mask(game, self.judgement(game).dead)
+        return None
 
     def _settled(self, game, res: SearchResult) -> bool:
         """Every point has a clear owner in the search's ownership and it agrees with the board
@@ -306,9 +324,9 @@ class Player:
                 playouts: int | None = None) -> SearchResult:
         """Search until `stop` is set, calling report(SearchResult) every interval."""
         with self._lock:
-            self._judge_terminals(game, color)
             res = self.search.search(game, color, playouts=playouts, stop=stop, report=report,
-                                     report_interval=interval_s)
+                                     report_interval=interval_s,
+                                     dead_at_terminals=self._dead_at_terminals(game, color))
             self.last_result = res
             return res
 
@@ -316,7 +334,7 @@ class Player:
         """float[N, N], +1 black, -1 white, row 0 at the top."""
         with self._lock:
             n = playouts or self.config.status_playouts
-            self.search.dead_at_terminals = None    # the judgement itself: the board as it stands
+            # the judgement itself: the board as it stands at the two-pass endings
             res = self.search.search(game, game.to_play, playouts=n)
             return res.ownership_black
 

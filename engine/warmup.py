@@ -24,8 +24,10 @@ from goengine.engine.player import Player, PlayerConfig
 from goengine.engine.rollout.policy import RolloutPolicy
 from goengine.engine.rules import Rules
 from goengine.engine.search.mcts import MctsConfig, MctsSearch
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch, Position
+from goengine.engine.search.alphago import AlphaGoSearch
+from goengine.engine.search.network import NetSearchConfig, Position
 from goengine.engine.search.policy import PolicyPlayer
+from goengine.engine.search.zero import ZeroSearch
 
 PLAYOUTS = 24  # simulations of each tiny search: enough to expand, reuse and end in two passes
 
@@ -76,18 +78,16 @@ def _heuristic(size: int) -> None:
 def _network(size: int) -> None:
     uniform = UniformEvaluator()
     searches = [
-        NetworkSearch(NetSearchConfig(mode="alphago", tree_capacity=20_000, lam=0.5), policy=uniform,
+        AlphaGoSearch(NetSearchConfig(mode="alphago", tree_capacity=20_000, lam=0.5), policy=uniform,
                       value=uniform, seed=1, rollout=RolloutPolicy.uniform()),
-        NetworkSearch(NetSearchConfig(mode="alphago", tree_capacity=20_000, lam=1.0,
+        AlphaGoSearch(NetSearchConfig(mode="alphago", tree_capacity=20_000, lam=1.0,
                                       rollout_threads=2), policy=uniform, seed=1),
-        NetworkSearch(NetSearchConfig(mode="zero", tree_capacity=20_000), policy=uniform, seed=1),
+        ZeroSearch(NetSearchConfig(mode="zero", tree_capacity=20_000), net=uniform, seed=1),
         PolicyPlayer(uniform, seed=1),
     ]
     for search in searches:
         _player_game(Player(search, _small(PlayerConfig())), size)
-        close = getattr(search, "close", None)
-        if close is not None:
-            close()
+        search.close()
 
 
 def _features(size: int) -> None:

@@ -6,7 +6,7 @@ a policy whose search plays better than the policy itself.
         runs/value9/value.onnx runs/rl9s/pool/sl.onnx --size 9 --games 200 \
         --visits 256 --lam 0
 
-The first side is `engine.search.network.NetworkSearch` in AlphaGo mode with PRIOR as its priors
+The first side is `engine.search.alphago.AlphaGoSearch` with PRIOR as its priors
 and VALUE as its value network (lambda `--lam`: 0 the value alone, else mixed with the fast
 rollouts of the bundled rollout policy), the most visited move after `--visits` root visits; the
 second plays OPPONENT's most probable move, as `experiments/policy_match.py` greedy games do. Each
@@ -27,7 +27,8 @@ from goengine.engine.colors import BLACK
 from goengine.engine.coords import PASS
 from goengine.engine.game import Game
 from goengine.engine.rollout.policy import RolloutPolicy
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.alphago import AlphaGoSearch
+from goengine.engine.search.network import NetSearchConfig
 from goengine.match.stats import wilson_interval
 from goengine.models.onnx_evaluator import OnnxEvaluator
 from goengine.models.store import default_path
@@ -46,7 +47,7 @@ def play(args) -> list[tuple[bool, float, bytes]]:
     out = []
     for search_black in colours:
         game = Game(size, selfplay_rules())
-        search = NetworkSearch(NetSearchConfig(mode="alphago", lam=lam), pri, val,
+        search = AlphaGoSearch(NetSearchConfig(mode="alphago", lam=lam), pri, val,
                                seed=int(rng.integers(2**31)), rollout=rollout)
         moves = []
         while not game.is_over() and game.move_number < move_cap(size):

@@ -54,8 +54,8 @@ class EngineConfig:
 # --search NAME -> the modules it needs (all must exist).
 SEARCH_MODULES = {
     "heuristic": ("goengine.engine.search.mcts",),
-    "alphago": ("goengine.engine.search.network", "goengine.models.onnx_evaluator"),
-    "zero": ("goengine.engine.search.network", "goengine.models.onnx_evaluator"),
+    "alphago": ("goengine.engine.search.alphago", "goengine.models.onnx_evaluator"),
+    "zero": ("goengine.engine.search.zero", "goengine.models.onnx_evaluator"),
     "policy": ("goengine.engine.search.policy", "goengine.models.onnx_evaluator"),
 }
 # --search NAME -> the model kinds it loads: (kind, required)

@@ -19,8 +19,10 @@ from goengine.engine.player import Player, PlayerConfig
 from goengine.engine.rollout.policy import RolloutModelError, RolloutPolicy
 from goengine.engine.rules import Rules
 from goengine.engine.search.mcts import MctsConfig, MctsSearch
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.alphago import AlphaGoSearch
+from goengine.engine.search.network import NetSearchConfig
 from goengine.engine.search.policy import PolicyPlayer
+from goengine.engine.search.zero import ZeroSearch
 from goengine.engine.timecontrol import TimeConfig
 from goengine.engine.warmup import warm_up as warm_up_kernels
 from goengine.gtp.config import (SEARCH_MODELS, EngineConfig, load_file, model_path,
@@ -91,12 +93,12 @@ def _player(cfg: EngineConfig, search) -> Player:
     return Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
 
 
-def _sized_zero_search(cfg: EngineConfig, size: int, path: str, loaded: dict) -> NetworkSearch:
+def _sized_zero_search(cfg: EngineConfig, size: int, path: str, loaded: dict) -> ZeroSearch:
     """--search auto on a size with a Zero network made for it: the Zero search on that network
     alone, with the Zero search's network threads (gtp.config.network_threads)."""
     ev = _onnx(cfg, "zero", path, loaded, threads=network_threads(cfg, "zero"))
     log.info("%dx%d: the Zero search with %s (--search auto)", size, size, path)
-    return NetworkSearch(_net_config(cfg, "zero"), policy=ev, seed=cfg.seed)
+    return ZeroSearch(_net_config(cfg, "zero"), net=ev, seed=cfg.seed)
 
 
 def _build_search(s: Session, loaded: dict):
@@ -118,11 +120,11 @@ def _build_search(s: Session, loaded: dict):
         ev = models["policy"]
         return PolicyPlayer(ev, features=ev.meta.feature_set, seed=cfg.seed)
     if cfg.search == "zero":
-        return NetworkSearch(_net_config(cfg, "zero"), policy=models["zero"], seed=cfg.seed)
+        return ZeroSearch(_net_config(cfg, "zero"), net=models["zero"], seed=cfg.seed)
     policy, value = models["policy"], models.get("value")
     if value is None:
         log.info("no value network: leaf values come from the rollouts alone (lambda = 1)")
-    return NetworkSearch(_net_config(cfg, "alphago"), policy=policy, value=value,
+    return AlphaGoSearch(_net_config(cfg, "alphago"), policy=policy, value=value,
                          policy_features=policy.meta.feature_set,
                          value_features=value.meta.feature_set if value else "alphago49",
                          seed=cfg.seed,
@@ -188,9 +190,9 @@ def _warm_up(player, size: int) -> None:
     """Two tiny searches so that numba compiles (and onnxruntime runs once), and the search's
     tree-reuse arrays exist, before the first genmove is timed."""
     g = Game(size)
-    player.search.search(g, g.to_play, playouts=16)
+    player.analyze(g, g.to_play, report=None, stop=None, playouts=16)
     g.play(g.to_play, g.legal_moves()[0])
-    player.search.search(g, g.to_play, playouts=16)     # tree reuse: compaction and its spare arrays
+    player.analyze(g, g.to_play, report=None, stop=None, playouts=16)  # tree reuse: compaction
     player.last_result = None
 
 

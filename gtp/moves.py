@@ -30,10 +30,11 @@ class Snapshot:
 
 
 def snapshot(result, colour: int) -> Snapshot:
+    """The engine.search.result.SearchResult `result` as the handlers show it, for `colour`."""
     sign = 1.0 if colour == BLACK else -1.0
-    own_b = getattr(result, "ownership_black", None)
+    own_b = result.ownership_black
     own = None if own_b is None else [sign * float(v) for v in own_b.reshape(-1)]
-    lead_b = getattr(result, "score_lead_black", None)
+    lead_b = result.score_lead_black
     return Snapshot(colour=colour, moves=list(result.moves), root_visits=int(result.root_visits),
                     ownership=own, ownership_black=own_b,
                     score_lead=None if lead_b is None else sign * lead_b)
@@ -115,8 +116,7 @@ def final_status(s: Session) -> dict[str, list[int]]:
 def ownership_black(s: Session):
     """float[N, N], +1 black, row 0 at the top: from the value network's ownership head when the
     playing search has one (no playouts), else from the playouts of the status player."""
-    heads = getattr(s.playing_player().search, "head_ownership", None)
-    own = heads(s.game) if heads is not None else None
+    own = s.playing_player().head_ownership(s.game)
     return s.status_player().ownership(s.game) if own is None else own
 
 

@@ -156,9 +156,9 @@ class Session:
 
     def status_player(self):
         """The Player that judges dead stones: the size's own when its search's ownership can
-        (the `ownership` its Search declares), else a heuristic MCTS one made on first use."""
+        (`Player.ownership_from_playouts`), else a heuristic MCTS one made on first use."""
         player = self.size_player()
-        if player.search.ownership:
+        if player.ownership_from_playouts:
             return player
         if self._status_player is None:
             self._status_player = self.loader.status_player(self)
@@ -173,6 +173,6 @@ class Session:
         if not self.is_ready("player") or self.player is None or self.game is None:
             return None
         player = self.playing_player()
-        if player.search.tree is None:
+        if not player.can_ponder:
             return None        # nothing a search keeps for the next move (the policy player)
         return player, self.game.copy()

@@ -26,7 +26,7 @@ from collections.abc import Hashable, Sequence
 import numpy as np
 
 from goengine.engine import symmetry
-from goengine.engine.evaluator import Evaluation, uniform_priors
+from goengine.engine.evaluator import Evaluation, Evaluator, uniform_priors
 from goengine.models.metadata import ModelError
 from goengine.models.session import load_session
 from goengine.models.softmax import symmetric_softmax
@@ -34,7 +34,7 @@ from goengine.models.softmax import symmetric_softmax
 SYMMETRY_MODES = ("random", "average", "none")
 
 
-class OnnxEvaluator:
+class OnnxEvaluator(Evaluator):
     def __init__(self, path: str | os.PathLike, threads: int = 1, *, symmetry: str = "random",
                  temperature: float = 1.0, max_batch: int = 64, cache_size: int = 200_000,
                  seed: int | None = None, kind: str | tuple[str, ...] | None = None,
@@ -51,6 +51,7 @@ class OnnxEvaluator:
         self.has_value = self.meta.kind in ("value", "zero")
         self.has_ownership = "ownership" in self.model.output_names
         self.has_score = "score" in self.model.output_names
+        self.feature_set = self.meta.feature_set
         self.learned_komi = self.meta.learned_komi   # the value's komi; None: 7.5 (engine.search.komi)
         self.symmetry = symmetry          # "random" | "average" | "none"
         self.temperature = temperature    # softmax temperature on the policy logits
@@ -116,6 +117,9 @@ class OnnxEvaluator:
                 if f is not None:
                     f[i] = f[j]
         return Evaluation(priors=priors, value_stm=values, ownership=own, score=score)
+
+    def for_size(self, n: int) -> OnnxEvaluator:
+        return self       # one network for every size it runs on
 
     def clear_cache(self) -> None:
         with self._lock:

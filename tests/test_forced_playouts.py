@@ -10,7 +10,8 @@ from goengine.engine.evaluator import UniformEvaluator
 from goengine.engine.game import Game
 from goengine.engine.search import tree as T
 from goengine.engine.search.lockstep import Lockstep
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.network import NetSearchConfig
+from goengine.engine.search.zero import ZeroSearch
 from goengine.training.zero.selfplay import (ZeroGamesJob, make_search, play_zero_games,
                                              visit_distribution, zero_rules)
 
@@ -93,11 +94,13 @@ class FixedRandomValue(UniformEvaluator):
     """Equal priors, and a value that is a fixed random function of the position: the root's
     moves differ in Q, as with a real network, so PUCT alone would not visit them alike."""
 
+    has_value = True
+
     def __init__(self, seed=0):
         self.weights = None
         self.rng = np.random.default_rng(seed)
 
-    def evaluate(self, planes, legal_mask=None):
+    def evaluate(self, planes, legal_mask=None, keys=None):
         ev = super().evaluate(planes, legal_mask)
         flat = planes.reshape(len(planes), -1)
         if self.weights is None:
@@ -109,7 +112,7 @@ class FixedRandomValue(UniformEvaluator):
 def search_with(forced_k, seed=3, visits=300):
     cfg = NetSearchConfig(mode="zero", c_puct=1.5, dirichlet_alpha=0.5, forced_k=forced_k,
                           batch_size=4)
-    search = NetworkSearch(cfg, policy=FixedRandomValue(), seed=seed)
+    search = ZeroSearch(cfg, net=FixedRandomValue(), seed=seed)
     g = Game(5, zero_rules(0.5))
     return search, search.search(g, g.to_play, visits=visits)
 

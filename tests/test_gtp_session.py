@@ -34,7 +34,7 @@ def test_a_search_with_ownership_judges_its_own_dead_stones():
 def test_a_search_without_ownership_gets_a_heuristic_judge_made_once():
     s = _session(PolicyPlayer(UniformEvaluator(), seed=1))
     judge = s.status_player()
-    assert judge is not s.player and judge.search.ownership and judge.search.tree is not None
+    assert judge is not s.player and judge.ownership_from_playouts and judge.can_ponder
     assert s.status_player() is judge
     assert judge.ownership(s.game, playouts=20).shape == (5, 5)
 

@@ -12,7 +12,9 @@ from goengine.engine.game import Game
 from goengine.engine.player import Player, PlayerConfig
 from goengine.engine.rules import Rules
 from goengine.engine.search.komi import DEFAULT_VALUE_KOMI, komi_shift, learned_komi, value_at_komi
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.alphago import AlphaGoSearch
+from goengine.engine.search.network import NetSearchConfig
+from goengine.engine.search.zero import ZeroSearch
 from goengine.models.names import BUNDLED_DIR, MODEL_FILES
 from goengine.models.onnx_evaluator import OnnxEvaluator
 
@@ -50,11 +52,11 @@ def _searches():
     """The value network alone (lambda 0: the AlphaGo search without the komi-aware rollouts)
     and the Zero search, whose only value is its network's."""
     return {
-        "alphago-lambda0": lambda: NetworkSearch(NetSearchConfig(mode="alphago", lam=0.0),
+        "alphago-lambda0": lambda: AlphaGoSearch(NetSearchConfig(mode="alphago", lam=0.0),
                                                  policy=_evaluator("policy"),
                                                  value=_evaluator("value"), seed=1),
-        "zero": lambda: NetworkSearch(NetSearchConfig(mode="zero"), policy=_evaluator("zero"),
-                                      seed=1),
+        "zero": lambda: ZeroSearch(NetSearchConfig(mode="zero"), net=_evaluator("zero"),
+                                   seed=1),
     }
 
 

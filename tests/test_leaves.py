@@ -11,7 +11,8 @@ from goengine.engine.evaluator import UniformEvaluator
 from goengine.engine.features import extract, extract_leaves
 from goengine.engine.game import Game
 from goengine.engine.search import tree as T
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch
+from goengine.engine.search.network import NetSearchConfig
+from goengine.engine.search.zero import ZeroSearch
 
 
 def opening(moves) -> Game:
@@ -21,7 +22,7 @@ def opening(moves) -> Game:
     return g
 
 
-def replay(game: Game, search: NetworkSearch, path) -> Game:
+def replay(game: Game, search: ZeroSearch, path) -> Game:
     """The leaf at the end of `path`, reached by the rules core (Game.play) from `game`."""
     g = game.copy()
     for node in path[1:]:
@@ -34,8 +35,8 @@ def replay(game: Game, search: NetworkSearch, path) -> Game:
                                         "E3", "pass"]])
 def test_a_batchs_leaves_are_the_rules_positions_of_their_paths(moves):
     game = opening(moves)
-    s = NetworkSearch(NetSearchConfig(mode="zero", batch_size=8), policy=UniformEvaluator(),
-                      seed=3)
+    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=8), net=UniformEvaluator(),
+                   seed=3)
     s.search(game, game.to_play, visits=300)   # a tree several moves deep
     batch = s.select(16)
     assert batch is not None and batch.size > 1

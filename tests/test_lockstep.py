@@ -10,23 +10,25 @@ from goengine.engine.evaluator import UniformEvaluator  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
 from goengine.engine.search.lockstep import Lockstep  # noqa: E402
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
+from goengine.engine.search.alphago import AlphaGoSearch  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig  # noqa: E402
+from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 
 from zero_nets import export_tiny_zero  # noqa: E402
 
 
-class CountingEvaluator:
+class CountingEvaluator(OnnxEvaluator):
     """A real onnxruntime network on no symmetry (its answer depends on the position alone) that
     counts its calls and the positions in them."""
 
     def __init__(self, path):
-        self.ev = OnnxEvaluator(path, symmetry="none", cache_size=0)
+        super().__init__(path, symmetry="none", cache_size=0)
         self.calls = []
 
-    def evaluate(self, planes, legal_mask=None):
+    def evaluate(self, planes, legal_mask=None, keys=None):
         self.calls.append(len(planes))
-        return self.ev.evaluate(planes, legal_mask)
+        return super().evaluate(planes, legal_mask, keys)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +55,7 @@ def tree_of(search):
 
 
 def make(net, seed):
-    return NetworkSearch(NetSearchConfig(mode="zero", score_utility=0.3), policy=net, seed=seed)
+    return ZeroSearch(NetSearchConfig(mode="zero", score_utility=0.3), net=net, seed=seed)
 
 
 def test_lockstep_searches_grow_the_trees_they_grow_alone_in_fewer_calls(net_files):
@@ -86,7 +88,7 @@ def test_lockstep_searches_grow_the_trees_they_grow_alone_in_fewer_calls(net_fil
 
 def test_a_search_already_at_its_visits_is_done_at_once():
     g = Game(5)
-    s = NetworkSearch(NetSearchConfig(mode="zero"), policy=UniformEvaluator(), seed=1)
+    s = ZeroSearch(NetSearchConfig(mode="zero"), net=UniformEvaluator(), seed=1)
     s.search(g, BLACK, visits=40)
     lock = Lockstep()
     lock.start("k", s, g, BLACK, visits=30)        # the kept tree holds 40 already
@@ -95,6 +97,6 @@ def test_a_search_already_at_its_visits_is_done_at_once():
 
 
 def test_only_zero_searches_run_in_lockstep():
-    s = NetworkSearch(NetSearchConfig(mode="alphago"), policy=UniformEvaluator(), seed=1)
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago"), policy=UniformEvaluator(), seed=1)
     with pytest.raises(ValueError, match="Zero"):
         Lockstep().start(0, s, Game(5), BLACK, visits=10)

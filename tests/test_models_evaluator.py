@@ -5,6 +5,7 @@ import torch
 
 from goengine.engine import symmetry
 from goengine.engine.evaluator import Evaluation, Evaluator, UniformEvaluator
+from goengine.models.by_size import BySizeEvaluator
 from goengine.models.onnx_evaluator import OnnxEvaluator
 from goengine.models.softmax import masked_softmax, symmetric_softmax
 from goengine.training.nets import networks as nets
@@ -44,6 +45,21 @@ def _mask(b, n=N, seed=1):
 def _symmetric(planes):
     """Make each position invariant under all 8 symmetries (max over the orbit)."""
     return np.max([symmetry.apply(planes, k) for k in range(8)], axis=0)
+
+
+def test_every_evaluator_states_what_the_searches_ask(files):
+    """The members of the Evaluator protocol are all there, on each implementation: the
+    searches read them, never probe for them."""
+    members = [*Evaluator.__annotations__, "evaluate", "for_size"]
+    zero = OnnxEvaluator(files["zero"])
+    value9 = OnnxEvaluator(files["value9"])
+    by_size = BySizeEvaluator(OnnxEvaluator(files["value"]), {9: value9})
+    for ev in (UniformEvaluator(), zero, by_size):
+        assert Evaluator in type(ev).__mro__      # implemented explicitly
+        assert [m for m in members if not hasattr(ev, m)] == []
+    assert UniformEvaluator().for_size(9).feature_set is None and zero.for_size(9) is zero
+    assert (zero.feature_set, zero.cache_size, zero.has_policy, zero.has_value) == (
+        "zero17", 200_000, True, True)
 
 
 def test_uniform_evaluator():

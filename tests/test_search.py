@@ -13,10 +13,11 @@ from goengine.engine.evaluator import Evaluation, UniformEvaluator
 from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 from goengine.engine.search import tree as T
+from goengine.engine.search.alphago import AlphaGoSearch
 from goengine.engine.search.mcts import MctsConfig, MctsSearch
-from goengine.engine.search.network import (ALPHAGO_C_PUCT, ZERO_C_PUCT, NetSearchConfig,
-                                           NetworkSearch)
+from goengine.engine.search.network import ALPHAGO_C_PUCT, ZERO_C_PUCT, NetSearchConfig
 from goengine.engine.search.policy import PolicyPlayer
+from goengine.engine.search.zero import ZeroSearch
 
 
 def play_all(game, moves):
@@ -25,27 +26,31 @@ def play_all(game, moves):
     return game
 
 
-class ConstantValue:
+class ConstantValue(UniformEvaluator):
     """Value +v for the side to move everywhere (a stand-in network with a known answer)."""
+
+    has_value = True
 
     def __init__(self, v):
         self.v = v
 
-    def evaluate(self, planes, legal_mask=None):
+    def evaluate(self, planes, legal_mask=None, keys=None):
         b, n = planes.shape[0], planes.shape[-1]
         return Evaluation(priors=np.full((b, n * n + 1), 1.0 / (n * n + 1), np.float32),
                           value_stm=np.full(b, self.v, np.float32))
 
 
-class BlackValue:
+class BlackValue(UniformEvaluator):
     """A stand-in value network with a known answer: +v for Black in every position. Its value_stm
     is v with Black to move and -v with White, read from the player-colour plane (the last plane
     of alphago49, the value network's feature set)."""
 
+    has_value = True
+
     def __init__(self, v):
         self.v = v
 
-    def evaluate(self, planes, legal_mask=None):
+    def evaluate(self, planes, legal_mask=None, keys=None):
         b, n = planes.shape[0], planes.shape[-1]
         black_to_move = planes[:, -1, 0, 0] == 1
         return Evaluation(priors=np.full((b, n * n + 1), 1.0 / (n * n + 1), np.float32),
@@ -71,7 +76,7 @@ def test_backup_flips_sign_per_mover():
 
 
 def test_virtual_loss_removed_after_batches():
-    s = NetworkSearch(NetSearchConfig(mode="zero", batch_size=8), policy=UniformEvaluator(), seed=1)
+    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=8), net=UniformEvaluator(), seed=1)
     s.search(Game(5), BLACK, playouts=200)
     t = s.tree
     assert (t.ti[T.I_VL, :t.used] == 0).all()
@@ -83,7 +88,7 @@ def lambda_search(lam, v_black):
     `v_black` everywhere, and Black's visited moves at its root whose subtrees hold no two passes
     in a row: every leaf under those was scored by the value network or a rollout, none by the
     rules (a terminal leaf backs its score up into both W_v and W_r)."""
-    s = NetworkSearch(NetSearchConfig(mode="alphago", lam=lam, n_thr=1), policy=None,
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago", lam=lam, n_thr=1), policy=None,
                       value=BlackValue(v_black), seed=2)
     s.search(Game(5), BLACK, playouts=100)
     t = s.tree
@@ -173,8 +178,8 @@ def test_each_reported_line_follows_the_most_visited_children():
 
 @pytest.mark.parametrize("make", [
     lambda: MctsSearch(seed=4),
-    lambda: NetworkSearch(NetSearchConfig(mode="zero", batch_size=8), policy=UniformEvaluator(),
-                          seed=4),
+    lambda: ZeroSearch(NetSearchConfig(mode="zero", batch_size=8), net=UniformEvaluator(),
+                       seed=4),
 ], ids=["heuristic", "zero"])
 def test_playouts_count_new_simulations_and_visits_count_the_reused_tree(make):
     """Leela Zero's -p and -v: after the opponent's reply, `playouts` runs that many new
@@ -213,7 +218,7 @@ def test_rollout_threads_share_the_batch_deterministically():
     runs = []
     for _ in range(2):
         g = _black_owns_left()
-        s = NetworkSearch(NetSearchConfig(mode="alphago", lam=1.0, batch_size=16,
+        s = AlphaGoSearch(NetSearchConfig(mode="alphago", lam=1.0, batch_size=16,
                                           rollout_threads=2), seed=11)
         res = s.search(g, BLACK, playouts=480)
         t = s.tree
@@ -242,7 +247,7 @@ def test_both_colours_capture_a_string_in_atari(searcher):
         if searcher == "heuristic":
             s = MctsSearch(seed=5)
         else:
-            s = NetworkSearch(NetSearchConfig(mode="alphago", lam=1.0, n_thr=2), seed=5)
+            s = AlphaGoSearch(NetSearchConfig(mode="alphago", lam=1.0, n_thr=2), seed=5)
         res = s.search(g, me, playouts=3000)
         assert format_gtp(res.best.move, 5) == "C1", [(format_gtp(m.move, 5), m.visits) for m in res.moves[:3]]
 
@@ -251,10 +256,10 @@ def test_both_colours_capture_a_string_in_atari(searcher):
 
 SEARCHES = {
     "heuristic": lambda: MctsSearch(MctsConfig(tree_capacity=100_000), seed=6),
-    "alphago": lambda: NetworkSearch(NetSearchConfig(mode="alphago", tree_capacity=100_000),
+    "alphago": lambda: AlphaGoSearch(NetSearchConfig(mode="alphago", tree_capacity=100_000),
                                      policy=UniformEvaluator(), value=ConstantValue(0.0), seed=6),
-    "zero": lambda: NetworkSearch(NetSearchConfig(mode="zero", tree_capacity=100_000),
-                                  policy=UniformEvaluator(), seed=6),
+    "zero": lambda: ZeroSearch(NetSearchConfig(mode="zero", tree_capacity=100_000),
+                               net=UniformEvaluator(), seed=6),
     "policy": lambda: PolicyPlayer(UniformEvaluator(), seed=6),
 }
 
@@ -314,3 +319,17 @@ def test_each_network_search_has_its_own_c_puct_unless_one_is_given():
     assert NetSearchConfig(mode="alphago").c_puct == ALPHAGO_C_PUCT == 5.0
     assert NetSearchConfig(mode="zero").c_puct == ZERO_C_PUCT
     assert NetSearchConfig(mode="zero", c_puct=3.0).c_puct == 3.0
+
+
+def test_a_network_search_runs_in_its_own_mode():
+    """AlphaGoSearch and ZeroSearch are the two modes of NetSearchConfig: a config of the other
+    mode is refused, when the search is made and when its settings are replaced."""
+    with pytest.raises(ValueError, match="mode"):
+        ZeroSearch(NetSearchConfig(mode="alphago"), net=UniformEvaluator())
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago"), seed=1)
+    zero = ZeroSearch(NetSearchConfig(mode="zero"), UniformEvaluator())
+    assert (s.name, zero.name) == ("alphago", "zero")
+    with pytest.raises(ValueError, match="mode"):
+        s.config = dataclasses.replace(s.config, mode="zero")
+    s.config = dataclasses.replace(s.config, lam=0.25)
+    assert s.config.lam == 0.25 and s.config.mode == "alphago"

@@ -15,7 +15,8 @@ from test_gtp_harness import Engine  # noqa: E402
 from goengine.engine.evaluator import feature_set_for  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig  # noqa: E402
+from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.gtp.config import (MAX_DEFAULT_THREADS, EngineConfig, check_search,  # noqa: E402
                                  network_threads, resolve_auto_search, sized_load_files)
 from goengine.models.by_size import BySizeEvaluator  # noqa: E402
@@ -81,8 +82,8 @@ def test_mismatched_networks_are_refused(models, tmp_path):
 def test_the_search_uses_the_size_network_and_its_heads(models):
     default = OnnxEvaluator(models / "zero.onnx", cache_size=0)
     nine = OnnxEvaluator(models / "zero-9x9.onnx", cache_size=0)
-    search = NetworkSearch(NetSearchConfig(mode="zero", score_utility=0.3),
-                           policy=BySizeEvaluator(default, {9: nine}), seed=1)
+    search = ZeroSearch(NetSearchConfig(mode="zero", score_utility=0.3),
+                        net=BySizeEvaluator(default, {9: nine}), seed=1)
     g9 = Game(9)
     result = search.search(g9, g9.to_play, playouts=32)
     assert nine.runs > 0 and default.runs == 0

@@ -27,7 +27,8 @@ from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
 from goengine.engine.search.lockstep import Lockstep  # noqa: E402
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig  # noqa: E402
+from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training.export import quantize  # noqa: E402
 from goengine.training.nets import networks as nets  # noqa: E402
@@ -189,11 +190,13 @@ def test_resignation_never_fires_in_no_resign_games(tiny):
     assert all(r.resigned and len(r.moves) == 0 and r.winner == -1 for r in gone)
 
 
-class PassLovingLoser:
+class PassLovingLoser(UniformEvaluator):
     """Priors with nearly all mass on pass and a value of -0.99 for the side to move: a young
     network that believes its side lost and would end the game at once."""
 
-    def evaluate(self, planes, legal_mask=None):
+    has_policy = has_value = True
+
+    def evaluate(self, planes, legal_mask=None, keys=None):
         batch, n = planes.shape[0], planes.shape[-1]
         priors = np.full((batch, n * n + 1), 0.01 / (n * n), dtype=np.float32)
         priors[:, -1] = 0.99
@@ -337,13 +340,13 @@ def test_registry_networks_say_the_komi_they_learned_at(tmp_path):
     ev = OnnxEvaluator(run.registry.path(0), kind="zero")
     assert ev.meta.komi == "7" and ev.learned_komi == 7.0
     game = Game(5, zero_rules(7.5))
-    search = NetworkSearch(NetSearchConfig(mode="zero"), policy=ev, seed=0)
+    search = ZeroSearch(NetSearchConfig(mode="zero"), net=ev, seed=0)
     search.search(game, game.to_play, visits=4)
     assert search._value_komi == 7.0 and search._komi_shift < 0      # half a point for White
     game7 = Game(5, zero_rules(7.0))
     search.search(game7, game7.to_play, visits=4)
     assert search._komi_shift == 0.0
-    told = NetworkSearch(NetSearchConfig(mode="zero", value_komi=7.5), policy=ev, seed=0)
+    told = ZeroSearch(NetSearchConfig(mode="zero", value_komi=7.5), net=ev, seed=0)
     told.search(game, game.to_play, visits=4)
     assert told._value_komi == 7.5 and told._komi_shift == 0.0
 

@@ -15,11 +15,12 @@ pytest.importorskip("ray")
 from goengine.engine import symmetry  # noqa: E402
 from goengine.engine.board import BLACK, WHITE  # noqa: E402
 from goengine.engine.coords import PASS, format_gtp, parse_gtp, pos_to_loc  # noqa: E402
-from goengine.engine.evaluator import Evaluation, uniform_priors  # noqa: E402
+from goengine.engine.evaluator import Evaluation, UniformEvaluator, uniform_priors  # noqa: E402
 from goengine.engine.features import extract  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.rules import Rules  # noqa: E402
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig  # noqa: E402
+from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.models.store import default_path  # noqa: E402
 from goengine.training.nets import networks as nets  # noqa: E402
@@ -205,12 +206,12 @@ def test_loop_generation_with_and_without_heads(tmp_path, heads):
 
 # ---- the score utility -------------------------------------------------------------------------
 
-class RulesScoreEvaluator:
+class RulesScoreEvaluator(UniformEvaluator):
     """Uniform priors; the score of a position is the rules core's Tromp-Taylor area count of
     its stones (rebuilt from the zero17 planes) at `komi`, the value its sign: every position of
     the test is a sure win, so that only the score tells the moves apart."""
 
-    has_ownership, has_score = False, True
+    has_value, has_score = True, True
 
     def __init__(self, komi: float):
         self.komi = komi
@@ -243,9 +244,9 @@ X X X X X
 def root_visits(score_utility: float) -> tuple[dict, float]:
     komi = 20.5
     g = load_board(SURE_WIN, Rules(komi=komi))
-    search = NetworkSearch(NetSearchConfig(mode="zero", score_utility=score_utility, c_puct=1.0,
-                                           value_komi=komi), policy=RulesScoreEvaluator(komi),
-                           seed=1)
+    search = ZeroSearch(NetSearchConfig(mode="zero", score_utility=score_utility, c_puct=1.0,
+                                        value_komi=komi), net=RulesScoreEvaluator(komi),
+                        seed=1)
     result = search.search(g, BLACK, visits=300)
     if score_utility:      # the value's win rate, reported as the value's
         best = result.moves[0]

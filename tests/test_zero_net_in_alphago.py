@@ -11,7 +11,8 @@ pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
 from goengine.engine.game import Game  # noqa: E402
-from goengine.engine.search.network import NetSearchConfig, NetworkSearch  # noqa: E402
+from goengine.engine.search.alphago import AlphaGoSearch  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig  # noqa: E402
 from goengine.models.metadata import ROLE_KINDS  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 
@@ -32,7 +33,7 @@ def _evaluator(path, role):
 def _search(policy, value, visits=96):
     # lambda 0: no rollouts; n_thr 2: expansions below the root within a short search
     cfg = NetSearchConfig(mode="alphago", lam=0.0, batch_size=8, n_thr=2)
-    s = NetworkSearch(cfg, policy=policy, value=value, policy_features="zero17",
+    s = AlphaGoSearch(cfg, policy=policy, value=value, policy_features="zero17",
                       value_features="zero17", seed=3)
     g = Game(5)
     g.play(g.to_play, g.legal_moves()[6])
@@ -90,7 +91,7 @@ def test_a_by_size_value_takes_each_networks_own_planes(zero_file, tmp_path):
     policy = _evaluator(tmp_path / "p.onnx", "policy")
     value49, zero5 = _evaluator(tmp_path / "v.onnx", "value"), _evaluator(zero_file, "value")
     value = BySizeEvaluator(value49, {5: zero5})
-    s = NetworkSearch(NetSearchConfig(mode="alphago", lam=0.0), policy=policy, value=value,
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago", lam=0.0), policy=policy, value=value,
                       policy_features="alphago48", value_features="alphago49", seed=1)
     for size, network in ((5, zero5), (7, value49), (5, zero5)):
         before = (zero5.runs, value49.runs)

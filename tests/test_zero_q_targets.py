@@ -4,7 +4,7 @@ search's value for the side to move; the shards keep it; `--q-weight w` trains o
 import numpy as np
 import pytest
 
-from goengine.engine.evaluator import Evaluation, uniform_priors
+from goengine.engine.evaluator import Evaluation, UniformEvaluator, uniform_priors
 from goengine.training.zero.selfplay import ZeroGamesJob, play_zero_games
 from goengine.training.zero.shards import ZeroShards, load_window
 
@@ -16,11 +16,11 @@ from goengine.training.zero.loop import ZeroConfig, ZeroRun  # noqa: E402
 from zero_nets import TINY  # noqa: E402
 
 
-class ConstantValue:
+class ConstantValue(UniformEvaluator):
     """Uniform priors, every position worth `value` to its side to move (at komi 7.5, the komi
     the search takes a network without its own to have learned at: no komi shift)."""
 
-    has_ownership = has_score = False
+    has_value = True
 
     def __init__(self, value: float):
         self.value = value

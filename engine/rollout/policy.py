@@ -707,7 +707,7 @@ class RolloutPolicy:
 
 def _last_captures(game) -> np.ndarray:
     """Stones the last move of `game` captured (from the previous position's board)."""
-    if not game.history or game.history[-1][1] < 0 or not getattr(game, "_undo", None):
+    if not game.history or game.history[-1][1] < 0 or not game._undo:
         return np.zeros(0, dtype=np.int64)
     prev_st = game._undo[-1][0]
     now = game.st[F_COLOR]

@@ -1,17 +1,19 @@
 """The one interface every search implements, and the one loop that runs them all.
 
-`mcts.MctsSearch` (heuristic priors and rollouts), `network.NetworkSearch` (AlphaGo and Zero) and
-`policy.PolicyPlayer` (the SL policy alone) implement `Search`. The Player, GTP, self-play and
+`mcts.MctsSearch` (heuristic priors and rollouts), `alphago.AlphaGoSearch` and `zero.ZeroSearch`
+(the network searches, on `network.NetworkSearch`'s tree) and `policy.PolicyPlayer` (the SL
+policy alone) implement `Search`. The Player, GTP, self-play and
 gating drive any of them the same way, through `run` (bound as each search's `search` method):
 
     result = search.search(game, color, playouts=None, seconds=None, stop=None, report=None,
-                           report_interval=1.0, visits=None)
+                           report_interval=1.0, visits=None, dead_at_terminals=None)
 
 `run` is the whole control flow of a search:
 
 1. tree reuse: `search.tree.prepare_root(game, color)` keeps the subtree below the moves played
    since the previous search (a search without a tree skips this and step 3);
-2. `search.begin(game, color)` readies the root: buffers, children and their priors;
+2. `search.begin(game, color, dead_at_terminals)` readies the root: buffers, children and their
+   priors, and the stones judged dead at the two-pass endings (engine.search.terminal);
 3. root pruning: the kernels know only simple ko, so root moves that repeat an earlier position
    (superko) are marked PRUNED;
 4. `search.step(count)` runs up to `count` simulations (`count` <= `search.chunk`) until a limit
@@ -22,13 +24,16 @@ gating drive any of them the same way, through `run` (bound as each search's `se
    `run` returns.
 
 Features are chosen by what a search declares, never by its class: `tree` (reuse, pruning, and
-so pondering), `ownership` (its results judge dead stones) and `config` (a frozen dataclass whose
-fields `Player.set_param` tunes by name).
+so pondering), `ownership` (its results judge dead stones), `head_ownership` (a network's
+ownership without a search) and `config` (a frozen dataclass whose fields `Player.set_param`
+tunes by name).
 """
 from __future__ import annotations
 
 import time
 from typing import Any, Protocol
+
+import numpy as np
 
 from goengine.engine.search import tree as T
 from goengine.engine.search.result import SearchResult
@@ -48,8 +53,10 @@ class Search(Protocol):
         """Simulations per `step`: how often the clock, `stop` and `report` are looked at."""
         ...
 
-    def begin(self, game, color: int) -> None:
-        """Ready the root for a search of `game` with `color` to play (after tree reuse)."""
+    def begin(self, game, color: int, dead_at_terminals: np.ndarray | None = None) -> None:
+        """Ready the root for a search of `game` with `color` to play (after tree reuse); a
+        two-pass ending counts the board with the stones in `dead_at_terminals` off
+        (engine.search.terminal; None: as it stands)."""
         ...
 
     def step(self, count: int) -> int:
@@ -60,9 +67,19 @@ class Search(Protocol):
         """The root's statistics now, `ran` simulations and `elapsed` seconds into the search."""
         ...
 
+    def head_ownership(self, game) -> np.ndarray | None:
+        """float[N, N], +1 black: a network's ownership head on `game` as it stands (no
+        search); None for a search without one."""
+        ...
+
+    def close(self) -> None:
+        """Release what the search holds beyond its tree (threads); it is not used after."""
+        ...
+
     def search(self, game, color: int, playouts: int | None = None,
                seconds: float | None = None, stop=None, report=None,
-               report_interval: float = 1.0, visits: int | None = None) -> SearchResult:
+               report_interval: float = 1.0, visits: int | None = None,
+               dead_at_terminals: np.ndarray | None = None) -> SearchResult:
         """`run(self, ...)`."""
         ...
 
@@ -94,13 +111,15 @@ def root_visits(search: Search) -> int:
 
 def run(search: Search, game, color: int, playouts: int | None = None,
         seconds: float | None = None, stop=None, report=None, report_interval: float = 1.0,
-        visits: int | None = None) -> SearchResult:
+        visits: int | None = None, dead_at_terminals: np.ndarray | None = None) -> SearchResult:
     """Search the position of `game` with `color` to play until `playouts` new simulations, or
     `visits` at the root counting those kept from the reused tree, or `seconds`, or `stop` is
-    set, or the search has nothing left to do. `report(SearchResult)` every `report_interval`."""
+    set, or the search has nothing left to do. `report(SearchResult)` every `report_interval`.
+    Two-pass endings are counted with the stones in `dead_at_terminals` off (None: the board as
+    it stands; engine.search.terminal)."""
     if search.tree is not None:
         search.tree.prepare_root(game, color)
-    search.begin(game, color)
+    search.begin(game, color, dead_at_terminals)
     if search.tree is not None:
         prune_root(search.tree, game, color)
     start = time.monotonic()

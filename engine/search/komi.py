@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from goengine.engine.evaluator import Evaluator
+
 VALUE_LIMIT = 1.0 - 1e-9      # atanh(+-1) is infinite: a sure result stays (almost) sure
 DEFAULT_VALUE_KOMI = 7.5      # what a network that does not say learned at (every one before
                               # the `komi` metadata key)
@@ -31,13 +33,13 @@ KOMI_SCALE = 0.45             # s / N: the logistic scale of the final margin, p
 SHARE_LIMIT = 0.02            # a share of 0 or 1 says the komi is far off, not how far
 
 
-def learned_komi(evaluator, setting: float | None) -> float:
-    """The komi the value of `evaluator` (the one network that answers the game's size) learned
-    at: `setting` when given (the command line's), else what the network says
-    (`learned_komi`, from its file), else DEFAULT_VALUE_KOMI."""
+def learned_komi(evaluator: Evaluator | None, setting: float | None) -> float:
+    """The komi the value of `evaluator` (the one network that answers the game's size; None:
+    there is no value network) learned at: `setting` when given (the command line's), else what
+    the network says (`learned_komi`, from its file), else DEFAULT_VALUE_KOMI."""
     if setting is not None:
         return setting
-    said = getattr(evaluator, "learned_komi", None)
+    said = None if evaluator is None else evaluator.learned_komi
     return DEFAULT_VALUE_KOMI if said is None else float(said)
 
 

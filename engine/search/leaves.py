@@ -188,8 +188,8 @@ def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_r
                   n_vl, moves, priors):
     """Expand the leaves flagged in `expand` (their network rows when `has_rows`) and back up
     every leaf: with a score utility, the value to the rollout sums and the utility to Q's
-    (NetworkSearch's docstring); else the rollout result z (when `has_z`) and the value (when
-    `has_value`), all from Black's view."""
+    (engine.search.network's docstring); else the rollout result z (when `has_z`) and the value
+    (when `has_value`), all from Black's view."""
     for j in range(m):
         length = lengths[j]
         path = paths[j]

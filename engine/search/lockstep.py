@@ -8,9 +8,9 @@ search; this runs many, each exactly as `run` would).
     while lock.active:
         for key, result in lock.round(): ...    # searches that reached their visits
 
-A round takes one batch (`NetworkSearch.select`) from every search still short of its visits,
+A round takes one batch (`ZeroSearch.select`) from every search still short of its visits,
 evaluates the batches of the searches that share a network in one call, and hands each batch its
-rows (`NetworkSearch.finish`). Each search's tree sees the same batches, in the same order, as
+rows (`ZeroSearch.finish`). Each search's tree sees the same batches, in the same order, as
 under `run`; with a network whose answer depends on the position alone (no random symmetry) its
 result is the same (tests/test_lockstep.py). On this project's 2-core machine a batch of 8 9x9
 positions spends about as long in the evaluator's Python around onnxruntime as in the int8
@@ -24,13 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from goengine.engine.search.base import prune_root, root_visits
-from goengine.engine.search.network import NetworkSearch
+from goengine.engine.search.network import run_network
 from goengine.engine.search.result import SearchResult
+from goengine.engine.search.zero import ZeroSearch
 
 
 @dataclass
 class _Run:
-    search: NetworkSearch
+    search: ZeroSearch
     visits: int
     start: float
     ran: int = 0
@@ -40,10 +41,10 @@ class Lockstep:
     def __init__(self):
         self.active: dict = {}          # key -> _Run
 
-    def start(self, key, search: NetworkSearch, game, color: int, visits: int) -> None:
+    def start(self, key, search: ZeroSearch, game, color: int, visits: int) -> None:
         """Ready `search` for `game` with `color` to play, as `run` does (tree reuse, the root,
         superko pruning), to search until `visits` at its root (counting the reused tree's)."""
-        if search.config.mode != "zero":
+        if not isinstance(search, ZeroSearch):
             raise ValueError("Lockstep runs Zero searches (no rollouts)")
         search.tree.prepare_root(game, color)
         search.begin(game, color)
@@ -63,7 +64,7 @@ class Lockstep:
             r.ran += want
             batch = r.search.select(want)
             if batch is not None:     # None: every descent ended at a terminal, backed up
-                waiting.setdefault(id(r.search.policy), []).append((r.search, batch))
+                waiting.setdefault(id(r.search.net), []).append((r.search, batch))
         for group in waiting.values():
             evaluate_together(group)
         return done
@@ -80,7 +81,7 @@ def evaluate_together(group: list) -> None:
     searches = [s for s, _ in group]
     planes = np.concatenate([b.planes for _, b in group])
     metas = np.concatenate([b.metas for _, b in group])
-    ev = NetworkSearch.run_network(searches[0].policy, planes, metas)
+    ev = run_network(searches[0].net, planes, metas)
     share = (time.perf_counter() - t0) / len(metas)
     at = 0
     for search, batch in group:

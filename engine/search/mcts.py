@@ -120,13 +120,12 @@ class MctsSearch:
         self._rollout_tab = (rollout or RolloutPolicy.uniform()).new_tables()
         self.tree = T.Tree(self.config.tree_capacity)
         playout_seed(int(np.random.SeedSequence(seed).generate_state(1)[0] % (2**31)))
-        self.dead_at_terminals: np.ndarray | None = None  # set by the Player (search.terminal)
 
     @property
     def chunk(self) -> int:
         return self.config.chunk
 
-    def begin(self, game, color) -> None:
+    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None) -> None:
         st, meta = game.st.copy(), game.meta.copy()
         meta[B.M_TOPLAY] = color
         if color != game.to_play:
@@ -139,7 +138,7 @@ class MctsSearch:
         self._amaf = np.zeros(a, dtype=np.int8)
         self._own_acc = np.zeros(a, dtype=np.float64)
         self._max_moves = int(self.config.max_moves_factor * game.size * game.size)
-        self._dead = terminal_mask(self, a)
+        self._dead = terminal_mask(dead_at_terminals, a)
         t = self.tree
         expand_root(t.ti, t.tf, t.tm, st, meta, self._moves_buf, self._priors_buf)
 
@@ -149,6 +148,12 @@ class MctsSearch:
                         cfg.fpu, cfg.rave_k, cfg.expand_threshold, self._max_moves, self._own_acc,
                         self._path, self._amaf, self._moves_buf, self._priors_buf,
                         self._rollout_tab, self.rollout is not None, self._dead)
+
+    def head_ownership(self, game) -> None:
+        return None     # no network
+
+    def close(self) -> None:
+        pass            # nothing held beyond the tree
 
     def result(self, ran: int, elapsed: float) -> SearchResult:
         n = self._game.size

@@ -39,7 +39,8 @@ class PolicyPlayer:
         self.config = PolicyConfig(temperature=temperature)
         self._rng = np.random.default_rng(seed)
 
-    def begin(self, game, color) -> None:
+    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None) -> None:
+        """The network's answer for the position (no two-pass endings to count)."""
         t0 = time.monotonic()
         pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history), game.size)
         pos.meta[B.M_TOPLAY] = color
@@ -68,6 +69,12 @@ class PolicyPlayer:
 
     def step(self, count: int) -> int:
         return 0        # the network's answer is the whole search
+
+    def head_ownership(self, game) -> None:
+        return None     # a policy network has no ownership head
+
+    def close(self) -> None:
+        pass
 
     def result(self, ran: int, elapsed: float) -> SearchResult:
         return SearchResult(color=self._color, moves=list(self._moves), root_visits=1,

@@ -4,10 +4,11 @@ A game that ends by two passes is scored after the dead stones are taken off (by
 referee, or the server's count). A search that scored its two-pass leaves as the board stands
 (Tromp-Taylor) would see a won game wherever its own dead stones stand in the opponent's area,
 and would never resign or pass there. So the Player judges the dead stones of the root position
-once (the same judgement that decides its pass, engine.player) and hands the searches a mask:
+once (the same judgement that decides its pass, engine.player) and hands the search a mask with
+the position to search:
 
     dead = np.zeros(A, np.int8); dead[lc] = colour of the stone judged dead on lc (0: none)
-    search.dead_at_terminals = dead          # None: count the board as it stands
+    search.search(game, color, ..., dead_at_terminals=dead)   # None: count the board as it stands
 
 At a two-pass leaf a stone still standing on a masked point in the masked colour is taken off
 before the area count (a stone played there later in the other colour is kept). The searches'
@@ -31,10 +32,9 @@ def judged_area_ownership(st, meta, dead, out):
     return B.area_ownership(st, meta, out)
 
 
-def terminal_mask(search, area: int) -> np.ndarray:
-    """The search's `dead_at_terminals` for a board of `area` Locs, or an empty mask (nothing
-    judged, or judged for another board size)."""
-    dead = getattr(search, "dead_at_terminals", None)
+def terminal_mask(dead: np.ndarray | None, area: int) -> np.ndarray:
+    """The mask `dead` (a search's `dead_at_terminals`) for a board of `area` Locs, or an empty
+    mask (nothing judged, or judged for another board size)."""
     if dead is None or dead.shape[0] != area:
         return np.zeros(area, dtype=np.int8)
     return dead

@@ -42,6 +42,9 @@ class Tree:
         self.tf = np.zeros((TF, capacity), dtype=np.float64)
         self.tm = np.zeros(TM, dtype=np.int64)
         self.tm[T_CAP] = capacity
+        self._key = None        # (size, komi, handicap, history) of the last prepared root
+        self._color = None      # the colour to play there
+        self._spare = None      # (ti, tf) compaction writes into, allocated on first reuse
         self.reset(1)
 
     def reset(self, color_to_play: int) -> None:
@@ -64,7 +67,7 @@ class Tree:
         more moves), the node reached by those moves becomes the root with its subtree
         (compacted); otherwise the tree starts afresh with `color` to play."""
         key = (game.size, game.komi, tuple(game.handicap), tuple(game.history))
-        old, old_color = getattr(self, "_key", None), getattr(self, "_color", None)
+        old, old_color = self._key, self._color
         self._key, self._color = key, color
         if old is not None and old[:3] == key[:3]:
             prev, now = old[3], key[3]
@@ -76,7 +79,7 @@ class Tree:
                     if node >= 0 and int(self.ti[I_COLOR, node]) != c:
                         node = -1  # the same point played by the other colour (GTP allows it)
                 if node >= 0 and int(self.ti[I_COLOR, node]) == 3 - color:
-                    spare = getattr(self, "_spare", None)
+                    spare = self._spare
                     if spare is None:
                         spare = (np.zeros_like(self.ti), np.zeros_like(self.tf))
                     compact(self.ti, self.tf, self.tm, node, spare[0], spare[1])

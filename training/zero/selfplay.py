@@ -4,7 +4,7 @@
     games = play_zero_games({"best": evaluator}, ZeroGamesJob(pairs=[("best", "best")] * 4,
                             size=9, visits=100, noise=True, seed=1))
 
-Every move is a `engine.search.network.NetworkSearch(mode="zero")` search of `job.visits` root
+Every move is a `engine.search.zero.ZeroSearch` search of `job.visits` root
 visits (the tree kept from the previous move counts, as Leela Zero's -v), the same PUCT code
 `engine-gtp --search zero` plays with. Self-play jobs (`noise=True`) mix Dirichlet noise into the
 root priors; gating jobs have none. The move is sampled in proportion to the root visits for the
@@ -49,7 +49,8 @@ from goengine.engine.features import FEATURE_SETS, extract_into
 from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 from goengine.engine.search.lockstep import Lockstep
-from goengine.engine.search.network import ZERO_C_PUCT, NetSearchConfig, NetworkSearch
+from goengine.engine.search.network import ZERO_C_PUCT, NetSearchConfig
+from goengine.engine.search.zero import ZeroSearch
 from goengine.training.workers.selfplay import default_sampled_moves
 
 ZERO_FEATURES = "zero17"
@@ -176,7 +177,7 @@ def choose_move(pi: np.ndarray, sampled: bool, rng: np.random.Generator) -> int:
     return int(np.argmax(pi))
 
 
-def make_search(evaluator, job: ZeroGamesJob, seed: int, name: str = "") -> NetworkSearch:
+def make_search(evaluator, job: ZeroGamesJob, seed: int, name: str = "") -> ZeroSearch:
     """The search a game of `job` plays network `name` with (its `settings`, if any, over the
     job's)."""
     n = job.size
@@ -193,7 +194,7 @@ def make_search(evaluator, job: ZeroGamesJob, seed: int, name: str = "") -> Netw
                           forced_k=job.forced_playouts if job.noise else 0.0,
                           # the tree a game needs, with room for the subtree kept between moves
                           tree_capacity=max(20_000, 4 * job.visits * (n * n + 2)))
-    return NetworkSearch(replace(cfg, **job.settings.get(name, {})), policy=evaluator, seed=seed)
+    return ZeroSearch(replace(cfg, **job.settings.get(name, {})), net=evaluator, seed=seed)
 
 
 def zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
