@@ -134,15 +134,15 @@ def format_kata(snapshot, fmt, minmoves: int = 0, maxmoves: int | None = None,
             score = f" scoreMean {lead:.3f} scoreLead {lead:.3f}"
         # The AlphaGo search keeps the value network's and the rollouts' statistics apart
         # (W_v/N_v and W_r/N_r): both are shown, from the side to move like winrate.
-        if getattr(m, "value_winrate", None) is not None:
+        if m.value_winrate is not None:
             score += f" valueWinrate {_clamp(m.value_winrate):.6f}"
-        if getattr(m, "rollout_winrate", None) is not None:
+        if m.rollout_winrate is not None:
             score += f" rolloutWinrate {_clamp(m.rollout_winrate):.6f}"
         blocks.append(
             f"info move {fmt(m.move)} visits {int(m.visits)} winrate {_clamp(m.winrate):.6f}{score}"
             f" prior {_clamp(m.prior):.6f} lcb {_clamp(m.lcb):.6f} order {order} pv {_pv(m, fmt)}")
     line = " ".join(blocks)
-    own = getattr(snapshot, "ownership", None)
+    own = snapshot.ownership
     if ownership and own is not None:
         line += (" " if line else "") + "ownership " + " ".join(f"{float(v):.4f}" for v in own)
     return line
@@ -151,8 +151,7 @@ def format_kata(snapshot, fmt, minmoves: int = 0, maxmoves: int | None = None,
 def _score_lead(snapshot, info) -> float | None:
     """Points the side to move leads by after `info`'s move: the move's own estimate where the
     search keeps one per move, else the root's (the searches' playout ownership minus komi)."""
-    lead = getattr(info, "score_lead", None)
-    return getattr(snapshot, "score_lead", None) if lead is None else lead
+    return snapshot.score_lead if info.score_lead is None else info.score_lead
 
 
 # gtp2ogs 9 parses the analysis line as a variation only once some stderr line of the engine has
@@ -178,7 +177,7 @@ def chat_line(snapshot, fmt, move: int | None = None) -> str | None:
         if best is None:
             return None     # a move the search did not look at: nothing to show
     lead = _score_lead(snapshot, best)
-    visits = getattr(snapshot, "root_visits", None) or sum(m.visits for m in infos)
+    visits = snapshot.root_visits or sum(m.visits for m in infos)
     return (f"MALKOVICH:Visits {int(visits)} Winrate {100 * _clamp(best.winrate):.2f}%"
             f" ScoreLead {0.0 if lead is None else lead:.1f} ScoreStdev 0.0 PV {_pv(best, fmt)}")
 

@@ -97,6 +97,8 @@ class Info:
     order: int
     pv: list = field(default_factory=list)
     score_lead: float | None = None
+    value_winrate: float | None = None
+    rollout_winrate: float | None = None
 
 
 @dataclass
@@ -104,6 +106,7 @@ class Snap:
     moves: list
     root_visits: int = 0
     ownership: list | None = None
+    score_lead: float | None = None
 
 
 def snap() -> Snap:

@@ -26,6 +26,8 @@ class MoveStat:
     rollout_winrate: float | None = None  # rollout part (AlphaGo search)
     target_visits: int | None = None      # the visits a self-play policy target counts, with
                                           # the forced playouts pruned; None: `visits`
+    score_lead: float | None = None       # points the mover leads by after this move; None: no
+                                          # estimate per move (GTP shows the root's)
 
 
 @dataclass
