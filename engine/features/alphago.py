@@ -140,7 +140,7 @@ def _stone_pass(st, meta, c, offs, out):
                 out[o_libs + min(libs[head[p]], 8) - 1, pos] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _candidate_pass(st, meta, c, offs, out, mk, ctr, pool_st, pool_meta, frames):
     """The candidate-move groups at every legal move of c (see the module docstring)."""
     n = meta[M_N]
