@@ -14,6 +14,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+import numpy as np
+
 from goengine.engine.board import WHITE
 from goengine.engine.coords import PASS
 from goengine.engine.evaluator import UniformEvaluator
@@ -24,7 +26,7 @@ from goengine.engine.player import Player, PlayerConfig
 from goengine.engine.rollout.policy import RolloutPolicy
 from goengine.engine.rules import Rules
 from goengine.engine.search.mcts import MctsConfig, MctsSearch
-from goengine.engine.search.alphago import AlphaGoSearch
+from goengine.engine.search.alphago import AlphaGoSearch, rollouts
 from goengine.engine.search.network import NetSearchConfig, Position
 from goengine.engine.search.policy import PolicyPlayer
 from goengine.engine.search.zero import ZeroSearch
@@ -97,6 +99,35 @@ def _features(size: int) -> None:
         extract(pos, name)
 
 
+def warm_alphago_networks(size: int) -> None:
+    """The AlphaGo search's features and tree with uniform networks at lambda 0, so without its
+    rollouts: the half of that search's kernels the engine compiles while a compile helper
+    compiles the other (warm_rollouts, engine.compile_helper)."""
+    uniform = UniformEvaluator()
+    search = AlphaGoSearch(NetSearchConfig(mode="alphago", tree_capacity=20_000, lam=0.0),
+                           policy=uniform, value=uniform, seed=1)
+    _two_searches(search, size)
+
+
+def warm_rollouts(size: int) -> None:
+    """The AlphaGo search's rollouts (fast rollout policy and heuristic playouts), called as the
+    search calls them, without a search."""
+    g = _endgame(size)
+    sts, metas = np.stack([g.st, g.st]), np.stack([g.meta, g.meta])
+    own = np.zeros(g.st.shape[1], dtype=np.float64)
+    tables = RolloutPolicy.uniform().new_tables()
+    for use_policy in (True, False):
+        rollouts(sts.copy(), metas.copy(), 2, g.komi, 3 * size * size, own, tables, use_policy)
+
+
+def _two_searches(search, size: int) -> None:
+    """A search, a move, and a second search that reuses the tree."""
+    g = Game(size)
+    search.search(g, g.to_play, playouts=PLAYOUTS)
+    g.play(g.to_play, g.legal_moves()[0])
+    search.search(g, g.to_play, playouts=PLAYOUTS)
+
+
 STEPS: tuple[tuple[str, Callable[[int], None]], ...] = (
     ("rules", _endgame),
     ("features", _features),
@@ -115,3 +146,15 @@ def warm_up(sizes=(9, 19), progress: Callable[[str], None] | None = None) -> flo
             if progress is not None:
                 progress(f"warm-up {size}x{size}: {label} ({time.monotonic() - t0:.1f} s)")
     return time.monotonic() - start
+
+
+def _rollouts_group(sizes) -> None:
+    for size in sorted(set(sizes)):
+        warm_rollouts(size)
+
+
+# What a compile helper process can be asked to compile (engine.compile_helper), by board sizes.
+GROUPS: dict[str, Callable[[tuple[int, ...]], None]] = {
+    "rollouts": _rollouts_group,
+    "all": warm_up,
+}

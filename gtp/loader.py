@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from goengine.engine.board import BLACK, WHITE
+from goengine.engine.compile_helper import CompileHelper
 from goengine.engine.coords import PASS
 from goengine.engine.game import Game, IllegalMove, format_result
 from goengine.engine.player import Player, PlayerConfig
@@ -24,7 +25,7 @@ from goengine.engine.search.network import NetSearchConfig
 from goengine.engine.search.policy import PolicyPlayer
 from goengine.engine.search.zero import ZeroSearch
 from goengine.engine.timecontrol import TimeConfig
-from goengine.engine.warmup import warm_up as warm_up_kernels
+from goengine.engine.warmup import warm_alphago_networks, warm_up as warm_up_kernels
 from goengine.gtp.config import (SEARCH_MODELS, EngineConfig, load_file, model_path,
                                  network_threads, sized_load_files)
 from goengine.gtp.protocol import GtpError
@@ -38,11 +39,12 @@ from goengine.models.store import read_checksums, verify
 
 log = logging.getLogger("gtp")
 
-__all__ = ["load_game", "load_player", "new_game", "replay", "play", "status_player",
+__all__ = ["load_game", "load_player", "load_kernels", "new_game", "replay", "play", "status_player",
            "format_result", "load_sgf", "dump_sgf"]
 
 
 def load_game(s: Session) -> None:
+    s.compile_helper = _start_helper(s.config)
     warm = Game(9, s.rules)                     # compile every kernel the commands use
     warm.play(BLACK, warm.fixed_handicap_locs(2)[0])
     warm.play(WHITE, PASS)
@@ -54,22 +56,76 @@ def load_game(s: Session) -> None:
 
 
 def load_player(s: Session) -> None:
+    """The Players, and the one that plays the board size at hand warmed up for its first move;
+    the others are warmed up by stage "kernels" (load_kernels)."""
     cfg = s.config
     loaded: dict[str, OnnxEvaluator] = {}   # one evaluator for a file that fills two roles
     player = _player(cfg, _build_search(s, loaded))
-    sized = {n: _player(cfg, _sized_zero_search(cfg, n, path, loaded))
-             for n, path in sized_load_files(cfg, "zero", on_cpu=providers() == [CPU]).items()
+    paths = {n: path for n, path in sized_load_files(cfg, "zero", on_cpu=providers() == [CPU]).items()
              if n in cfg.zero_sizes}
+    sized = {n: _player(cfg, _sized_zero_search(cfg, n, path, loaded)) for n, path in paths.items()}
     sizes = s.model_sizes
-    _warm_up(player, s.size if sizes is None or s.size in sizes else min(sizes))
-    for n, p in sized.items():
-        _warm_up(p, n)
-    # every other kernel a command can reach (the dead-stone judge, cleanup, other sizes), so
-    # that nothing compiles once the engine plays
-    warm_up_kernels(sorted(set(sizes or ()) | set(sized) | {s.size}),
-            lambda line: log.info("%s", line))
+    size = s.size if sizes is None or s.size in sizes else min(sizes)
+    if s.size in sized:
+        _warm_up(sized[s.size], s.size)
+    else:
+        if _splits_alphago(cfg):        # features and tree here, while the helper compiles the
+            warm_alphago_networks(size)     # rollouts (engine.compile_helper)
+            _wait_helper(s, "rollouts")
+        _warm_up(player, size)
+    # twins of the other Players (the same networks, a search of their own), since a command may
+    # use the Players themselves while stage "kernels" runs
+    s.warm_later = [(n, lambda n=n, path=path: _player(cfg, _sized_zero_search(cfg, n, path, loaded)))
+                    for n, path in paths.items() if n != s.size]
+    if s.size in sized:
+        s.warm_later.append((size, lambda: _player(cfg, _build_search(s, loaded))))
     s.sized_players = sized
     s.player = player
+
+
+def load_kernels(s: Session) -> None:
+    """Every other kernel a command can reach (the other Players, the dead-stone judge, cleanup,
+    other sizes), so that nothing compiles once the engine is ready. The compile helper has put
+    most of them in numba's cache meanwhile: here they load from it."""
+    _wait_helper(s, "all")
+    for size, make in s.warm_later:
+        _warm_up(make(), size)
+    warm_up_kernels(sorted(set(s.model_sizes or ()) | set(s.sized_players) | {s.config.size}),
+                    lambda line: log.info("%s", line))
+    if s.compile_helper is not None:
+        s.compile_helper.close()
+    s.compile_helper, s.warm_later = None, []
+
+
+def _start_helper(cfg: EngineConfig) -> CompileHelper | None:
+    """The compile helper for this configuration; None where no process can be started (then
+    this process compiles everything, as with a helper that died)."""
+    try:
+        return CompileHelper(_helper_groups(cfg), _helper_sizes(cfg))
+    except OSError as exc:
+        log.warning("no compile helper (%s): compiling in one process", exc)
+        return None
+
+
+def _wait_helper(s: Session, group: str) -> None:
+    if s.compile_helper is not None:
+        s.compile_helper.wait(group)
+
+
+def _splits_alphago(cfg: EngineConfig) -> bool:
+    """Whether the first Player is the AlphaGo search with rollouts, whose kernels this process
+    and the compile helper share out (the features and the tree here, the rollouts there)."""
+    return cfg.search == "alphago" and cfg.size not in cfg.zero_sizes
+
+
+def _helper_groups(cfg: EngineConfig) -> list[str]:
+    return ["rollouts", "all"] if _splits_alphago(cfg) else ["all"]
+
+
+def _helper_sizes(cfg: EngineConfig) -> tuple[int, ...]:
+    """The sizes the helper warms up: the engine's and its Zero networks' (numba compiles by
+    argument types, not sizes: a size the engine warms up later costs it cache loads only)."""
+    return tuple(sorted({cfg.size, *cfg.zero_sizes}))
 
 
 def _player(cfg: EngineConfig, search) -> Player:

@@ -7,7 +7,11 @@ that imports the `Loader` (gtp.loader); the session runs it in that thread and t
 for everything that needs the engine. Handlers that need it wait:
 
   * stage "game":   engine.game (numba rules core) is imported and warmed up;
-  * stage "player": the Player (search + evaluator + models) is built.
+  * stage "player": the Players (search + evaluator + models) are built, and the one for the
+                    board size at hand is warmed up: its first genmove compiles nothing;
+  * stage "kernels": every other kernel a command can reach is compiled (or loaded from numba's
+                    cache, which a compile helper process fills meanwhile: engine.compile_helper).
+                    The engine is ready: from here on nothing compiles (tests/test_warmup.py).
 
 Only `engine.coords` and `engine.rules` (pure Python) are imported at module level here.
 """
@@ -24,12 +28,15 @@ from goengine.gtp.protocol import GtpError, format_vertex
 
 log = logging.getLogger("gtp")
 
+STAGES = ("game", "player", "kernels")     # loaded in this order by the loading thread
+
 
 class Loader(Protocol):
     """The engine behind the server (gtp.loader), as the session and the handlers use it."""
 
     def load_game(self, s: "Session") -> None: ...         # stage "game": sets s.game
     def load_player(self, s: "Session") -> None: ...       # stage "player": sets s.player
+    def load_kernels(self, s: "Session") -> None: ...      # stage "kernels": compiles the rest
     def new_game(self, size: int, rules: Rules): ...       # an empty engine.game.Game
     def replay(self, game, rules: Rules): ...              # the game under other rules, or GtpError
     def play(self, game, colour: int, lc: int) -> None: ...  # GtpError when illegal
@@ -50,6 +57,8 @@ class Session:
         self.player = None                 # engine.player.Player once stage "player" is ready
         self.sized_players: dict = {}      # size -> the Player that plays it instead (--search
                                            # auto: the Zero search with its 9x9 network)
+        self.compile_helper = None         # engine.compile_helper.CompileHelper until "kernels"
+        self.warm_later: list = []         # (size, make a Player) stage "kernels" warms up
         self.clock = None                  # engine.timecontrol.Clock, made on the first time command
         self.last_snapshot = None          # gtp.moves.Snapshot of the last genmove
         self.model_sizes: set[int] | None = None   # board sizes the models are made for (None: any)
@@ -59,7 +68,7 @@ class Session:
         self.chat_announced = False        # analysis.CHAT_FORMAT_LINE written (gtp.moves._chat)
         self._import_loader = import_loader
         self._status_player = None         # see status_player()
-        self._ready = {"game": threading.Event(), "player": threading.Event()}
+        self._ready = {stage: threading.Event() for stage in STAGES}
         self._errors: dict[str, BaseException] = {}
         self.started = time.monotonic()
 
@@ -68,7 +77,7 @@ class Session:
         threading.Thread(target=self._load, name="engine-load", daemon=True).start()
 
     def _load(self) -> None:
-        for stage in ("game", "player"):
+        for stage in STAGES:
             t0 = time.monotonic()
             try:
                 if self.loader is None:
@@ -81,9 +90,10 @@ class Session:
                 else:
                     log.exception("loading the %s failed", stage)
                 self._errors[stage] = exc
-                if stage == "game":
-                    self._errors["player"] = exc
-                    self._ready["player"].set()
+                for later in STAGES[STAGES.index(stage) + 1:]:
+                    self._errors[later] = exc
+                    self._ready[later].set()
+                return
             finally:
                 self._ready[stage].set()
 

@@ -1,6 +1,7 @@
-"""Nothing compiles once the engine is ready: after the loader's warm-up, a game through every GTP
-command family adds no signature to any numba dispatcher (a new one is a compile, or at least a
-cache load, in the middle of a game). And `engine-gtp --warmup` / `--help` as a user runs them."""
+"""Nothing compiles once the engine is ready: after the loader's last stage ("kernels"), a game
+through every GTP command family adds no signature to any numba dispatcher (a new one is a
+compile, or at least a cache load, in the middle of a game). The first genmove needs only stage
+"player": the search for the board at hand, warmed up. And `engine-gtp --warmup` / `--help` as a user runs them."""
 from __future__ import annotations
 
 import io
@@ -73,7 +74,7 @@ def test_no_numba_compile_after_warm_up(tmp_path, search):
     out = io.BytesIO()
     server = Server(session, REGISTRY, stdin=io.BytesIO(script.encode()), stdout=out)
     session.start_loading()
-    session.wait_ready("player")
+    session.wait_ready("kernels")
     before = _signatures()
     assert len(before) > 50, sorted(before)      # the engine's kernels are there to be watched
     server.serve()

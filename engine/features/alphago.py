@@ -140,7 +140,7 @@ def _stone_pass(st, meta, c, offs, out):
                 out[o_libs + min(libs[head[p]], 8) - 1, pos] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _candidate_pass(st, meta, c, offs, out, mk, ctr, pool_st, pool_meta, frames):
     """The candidate-move groups at every legal move of c (see the module docstring)."""
     n = meta[M_N]
@@ -167,8 +167,8 @@ def _candidate_pass(st, meta, c, offs, out, mk, ctr, pool_st, pool_meta, frames)
             pos = r * n + col
             # the distinct strings around p: own (joined), opponent in atari (captured)
             empties = 0
-            n_own = 0
-            n_cap = 0
+            n_own = np.int64(0)     # not the literal 0, which numba would compile
+            n_cap = np.int64(0)     # _joined_libs and _captured_libs for as well
             captured = 0
             joined = 1            # stones of the string after the move, captures aside
             own_safe = False      # an own neighbour string keeps a liberty after the move

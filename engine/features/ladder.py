@@ -207,9 +207,11 @@ def _push(frames, d, kind, slot, prey, chaser, pool_st, pool_meta, mk, ctr):
 def read_ladder(pool_st, pool_meta, frames, prey, chaser, runner_to_move, mk, ctr):
     """True if the chaser captures the runner string through `prey` by ladder, from the position
     in pool slot 0 (which is used up). The runner has one liberty if `runner_to_move`, else two."""
-    value = _push(frames, 0, RUNNER if runner_to_move else CHASER, 0, prey, chaser,
+    # int64 depth, kind and slot at every call, never literals: else numba compiles _push once
+    # for each literal it meets while it infers the loop's types
+    d = np.int64(0)
+    value = _push(frames, d, np.int64(RUNNER if runner_to_move else CHASER), d, prey, chaser,
                   pool_st, pool_meta, mk, ctr)
-    d = 0
     while True:
         if value >= 0:
             # node d is decided: hand the value to its parent
@@ -245,13 +247,15 @@ def read_ladder(pool_st, pool_meta, frames, prey, chaser, runner_to_move, mk, ct
                 # else this option is captured: try the next one (value stays -1)
             else:
                 d += 1
-                value = _push(frames, d, CHASER, slot, prey, chaser, pool_st, pool_meta, mk, ctr)
+                value = _push(frames, d, np.int64(CHASER), slot, prey, chaser, pool_st, pool_meta,
+                              mk, ctr)
         else:
             play(st, meta, x, chaser)
             ctr[C_PLAYS] += 1
             if st[F_LIBS, st[F_HEAD, prey]] == 1:
                 d += 1
-                value = _push(frames, d, RUNNER, slot, prey, chaser, pool_st, pool_meta, mk, ctr)
+                value = _push(frames, d, np.int64(RUNNER), slot, prey, chaser, pool_st, pool_meta,
+                              mk, ctr)
             # else not an atari after all: try the other liberty
 
 

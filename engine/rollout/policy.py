@@ -191,7 +191,7 @@ def _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v
     of captured stones (written into caps)."""
     w = meta[M_W]
     ncaps = play_record(st, meta, p, c, caps)
-    nd = 0
+    nd = np.int64(0)        # not the literal 0: numba would compile _walk_string for both
     s3[p] = point_state(st, p)
     nd = _mark8(p, w, dmark, dlist, nd, stamp)
     # strings next to p: own (merged into p's string) and opponent (lost a liberty); every string
@@ -404,7 +404,7 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, c
     masks = np.empty(8, dtype=np.int64)
     cells = np.empty((8, NAKADE_MAX), dtype=np.int64)
     _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v)
-    nlcaps = 0
+    nlcaps = np.int64(0)    # not the literal 0: numba would compile _temp_features for both
     stamp = 0
     passes = 0
     moves = 0
@@ -459,7 +459,7 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, c
     return area_ownership(st, meta, own), own, moves, nlcaps, lcaps
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def policy_playout(st, meta, max_moves, amaf, tab):
     """Play the board (modified in place) to the end with the rollout policy. Returns black area
     minus white area (no komi) and the int8 ownership per Loc, like `engine.playout.playout`.
