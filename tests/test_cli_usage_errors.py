@@ -1,10 +1,10 @@
 """Every command line answers a bad value with a usage error, never a traceback: each option and
 argument of every console script's click commands (engine-train and its subcommands, engine-gtp,
 engine-match), found by introspection, is given values its type refuses (not a number, below or
-above its range, not a choice, a missing file, an unreadable rank or list), and click must stop
-with its `Error: Invalid value` line and exit code 2 before the command starts. CliRunner runs
-them in this process; a few real runs of the console scripts prove the scripts do the same (one
-engine-train run: it imports torch, seconds each)."""
+above its range, not a choice, a missing file, a folder that is no run, an unreadable rank or
+list), and click must stop with its `Error: Invalid value` line and exit code 2 before the command
+starts. CliRunner runs them in this process; a few real runs of the console scripts prove the
+scripts do the same (one engine-train run: it imports torch, seconds each)."""
 import shutil
 import subprocess
 from pathlib import Path
@@ -18,7 +18,8 @@ pytest.importorskip("torch")        # engine-train's subcommands need the `train
 from goengine.gtp.main import cli as gtp_cli  # noqa: E402
 from goengine.match.cli import main as match_cli  # noqa: E402
 from goengine.training.cli import cli as train_cli, register_commands  # noqa: E402
-from goengine.training.data.params import FloatRangePair, IntList, Rank  # noqa: E402
+from goengine.training.data.params import (FloatRangePair, IntList, Rank,  # noqa: E402
+                                           RunDirectory)
 from goengine.training.nets.loop import Device  # noqa: E402
 from goengine.training.rollout.cli import MinCount  # noqa: E402
 
@@ -50,6 +51,8 @@ def bad_values(kind: click.ParamType) -> list[str]:
         return ["abc"]
     if isinstance(kind, click.Choice):
         return ["no-such-choice"]
+    if isinstance(kind, RunDirectory):
+        return [MISSING, "."]                   # the test's folder: empty, no run in it
     if isinstance(kind, click.Path):
         return [MISSING] if kind.exists else []
     if isinstance(kind, Rank):

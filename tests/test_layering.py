@@ -148,7 +148,7 @@ def test_the_cycle_finder_sees_a_cycle():
     assert _cycles({"a": {"b"}, "b": set()}) == []
 
 
-# ---- training/ by stage -----------------------------------------------------------------------------
+# ---- training/ by stage ---------------------------------------------------------------------
 
 # The shared layers, lowest first: each imports only those before it. The workers play the games,
 # data stores them and the datasets, nets trains and exports networks on them, export makes any

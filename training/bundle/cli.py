@@ -9,14 +9,15 @@ import click
 
 from goengine.models.names import MODEL_FILES, RL_POLICY_FILE
 from goengine.models.store import BUNDLED_DIR, record
+from goengine.training.data.params import TRAINED_RUN, ZERO_RUN
 from goengine.training.bundle.release import (bundle_int8, bundle_rl_policy, bundle_run,
                                               bundle_zero_size)
 
 
 @click.command("bundle")
-@click.option("--policy", "policy_run", type=click.Path(file_okay=False, exists=True), default=None)
-@click.option("--value", "value_run", type=click.Path(file_okay=False, exists=True), default=None)
-@click.option("--zero", "zero_run", type=click.Path(file_okay=False, exists=True), default=None)
+@click.option("--policy", "policy_run", type=TRAINED_RUN, default=None)
+@click.option("--value", "value_run", type=TRAINED_RUN, default=None)
+@click.option("--zero", "zero_run", type=TRAINED_RUN, default=None)
 @click.option("--heldout", type=click.Path(exists=True), default=None,
               help="SGF collection never trained on, for the figures")
 @click.option("--positions", default=20000, show_default=True, type=click.IntRange(1))
@@ -24,7 +25,7 @@ from goengine.training.bundle.release import (bundle_int8, bundle_rl_policy, bun
               help="also write the int8 twin of each network this call bundles (of every "
                    "bundled one when it names none), calibrated on these games (not the "
                    "held-out ones)")
-@click.option("--zero-size", "zero_size_run", type=click.Path(file_okay=False, exists=True),
+@click.option("--zero-size", "zero_size_run", type=ZERO_RUN,
               default=None, help="a Zero loop run (engine-train zero --out) whose network "
                                  "becomes the bundled one of its board size (zero-9x9.onnx)")
 @click.option("--zero-generation", type=click.IntRange(0), default=None,

@@ -1,9 +1,12 @@
 """The command-line types of the game options, checked where click parses them so that a bad
 value is a usage error before any work starts: a rank (`--min-rank 6d`), lists of integers
-(`--sizes 9,13,19`, registry generations) and a range of komi (`--komi-range 6.5,7.5`)."""
+(`--sizes 9,13,19`, registry generations), a range of komi (`--komi-range 6.5,7.5`) and the run
+directory of an earlier command (`--run runs/zero9`)."""
 from __future__ import annotations
 
 import click
+
+from pathlib import Path
 
 from goengine.sgf_tools.record import parse_rank
 
@@ -62,7 +65,25 @@ class FloatRangePair(click.ParamType):
         return low, high
 
 
+class RunDirectory(click.Path):
+    """An existing run directory that holds the `files` a command reads from it."""
+
+    def __init__(self, *files: str):
+        super().__init__(exists=True, file_okay=False)
+        self.files = files
+
+    def convert(self, value, param, ctx):
+        value = super().convert(value, param, ctx)
+        missing = [f for f in self.files if not (Path(value) / f).is_file()]
+        if missing:
+            self.fail(f"{value!r} is no run directory of that command: no {', '.join(missing)}",
+                      param, ctx)
+        return value
+
+
 RANK = Rank()
 BOARD_SIZES = IntList(2, 25)
 GENERATIONS = IntList(0, empty=True)
 KOMI_RANGE = FloatRangePair(1000)
+TRAINED_RUN = RunDirectory("checkpoint.pt")                   # sl, value, zero: the trainer's state
+ZERO_RUN = RunDirectory("state.json", "zero_config.json")      # engine-train zero

@@ -18,7 +18,10 @@ def load_initial(path, kind: str = "policy") -> torch.nn.Module:
     (its `net_config` metadata and initializers)."""
     path = Path(path)
     if path.suffix != ".onnx":
-        net, _ = nets.load_checkpoint(path)
+        try:
+            net, _ = nets.load_checkpoint(path)
+        except Exception as e:      # not a checkpoint (torch says why): a usage error, not a trace
+            raise click.ClickException(f"{path}: not a goengine checkpoint ({e})") from None
         return net
     proto = onnx.load(str(path))
     props = {p.key: p.value for p in proto.metadata_props}

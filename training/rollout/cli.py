@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from goengine.training.rollout.data import split_heldout
 from goengine.training.rollout.train import DEFAULT_MIN_COUNT, train_rollout
 
 
@@ -65,6 +66,10 @@ def rollout_command(sgf, out, positions, heldout, heldout_positions, dict_positi
                     lr, lr_final, batch, l2, seed, curve, eval_every, bench_seconds, max_games,
                     progress):
     """Train the fast rollout policy (linear softmax over patterns) on SGF games."""
+    try:
+        split_heldout(sgf, heldout)          # which games are held out: a usage error up front
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
     train_rollout(list(sgf), out, positions=positions, heldout=heldout,
                   heldout_positions=heldout_positions, dict_positions=dict_positions,
                   min_count=min_count, lr=lr, lr_final=lr_final, batch=batch, l2=l2, seed=seed,

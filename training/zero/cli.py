@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 import torch
 
-from goengine.training.data.params import GENERATIONS
+from goengine.training.data.params import GENERATIONS, TRAINED_RUN, ZERO_RUN
 from goengine.training.nets import networks as nets
 from goengine.training.nets.optimizers import OPTIMIZERS
 from goengine.training.nets.precision import precision_options
@@ -174,7 +174,7 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
 
 
 @click.command("zero-reference")
-@click.option("--run", "run_dir", required=True, type=click.Path(file_okay=False, exists=True),
+@click.option("--run", "run_dir", required=True, type=ZERO_RUN,
               help="an engine-train zero run directory")
 @click.option("--generations", default="", type=GENERATIONS, help="comma-separated registry generations "
               "[default: every promoted one, or every --reference-every-th]")
@@ -206,7 +206,7 @@ G = GrowConfig()
 
 
 @click.command("zero-grow")
-@click.option("--run", "run_dir", required=True, type=click.Path(file_okay=False, exists=True),
+@click.option("--run", "run_dir", required=True, type=TRAINED_RUN,
               help="an engine-train zero run directory (its checkpoint.pt and games)")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="folder for checkpoint.pt, grown.onnx, curve.csv and curve.png")
@@ -250,7 +250,7 @@ def zero_grow_command(run_dir, out, device, **options):
 
 
 @click.command("zero-snapshot")
-@click.option("--run", "run_dir", required=True, type=click.Path(file_okay=False, exists=True),
+@click.option("--run", "run_dir", required=True, type=ZERO_RUN,
               help="an engine-train zero run directory")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="the snapshot's folder (an earlier snapshot there is replaced)")
