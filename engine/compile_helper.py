@@ -11,7 +11,8 @@ uses one core however many threads it has.
 The helper runs engine.warmup's GROUPS in the order given and prints `compiled GROUP` after each;
 the cache it fills is this process's (it inherits NUMBA_CACHE_DIR, engine/jit_cache.py). It exits
 when its stdin closes, so it never outlives the engine. A helper that dies or fails costs only
-time: `wait` answers False and the caller's own warm-up step compiles what was missing.
+time: `wait` answers False and the caller's own warm-up step compiles what was missing. With a
+warm cache (`compiled_here` is False for the first kernels) the engine starts none.
 """
 from __future__ import annotations
 
@@ -70,6 +71,12 @@ class CompileHelper:
         if self.proc.poll() is None:
             self.proc.kill()
         self.proc.wait()
+
+
+def compiled_here(*kernels) -> bool:
+    """Whether this process compiled any of these numba kernels, rather than loading it from the
+    on-disk cache: the cache is cold, and a helper would fill it (a warm one needs no helper)."""
+    return any(kernel.stats.cache_misses for kernel in kernels)
 
 
 def _exit_with_parent() -> None:

@@ -13,7 +13,8 @@ import os
 from pathlib import Path
 
 from goengine.engine.board import BLACK, WHITE
-from goengine.engine.compile_helper import CompileHelper
+from goengine.engine.board import play as board_play
+from goengine.engine.compile_helper import CompileHelper, compiled_here
 from goengine.engine.coords import PASS
 from goengine.engine.game import Game, IllegalMove, format_result
 from goengine.engine.player import Player, PlayerConfig
@@ -44,7 +45,6 @@ __all__ = ["load_game", "load_player", "load_kernels", "new_game", "replay", "pl
 
 
 def load_game(s: Session) -> None:
-    s.compile_helper = _start_helper(s.config)
     warm = Game(9, s.rules)                     # compile every kernel the commands use
     warm.play(BLACK, warm.fixed_handicap_locs(2)[0])
     warm.play(WHITE, PASS)
@@ -53,6 +53,9 @@ def load_game(s: Session) -> None:
     warm.territory_score([])
     warm.copy().undo()
     s.game = Game(s.size, s.rules)
+    # numba's cache had the rules kernels: it has the rest too (every start after the first)
+    if compiled_here(board_play):
+        s.compile_helper = _start_helper(s.config)
 
 
 def load_player(s: Session) -> None:

@@ -133,7 +133,9 @@ def _finite(ctx, param, value):
               help="Compile (or load from numba's cache) every kernel the engine uses, with "
                    "progress on stderr, then exit. Run it once after installing: the first "
                    "start otherwise compiles for about 40 s. The engine also does this in the "
-                   "background at every start, before its first move.")
+                   "background at every start: the search for the board at hand before its "
+                   "first move, the rest after it, with a second process where the cache is "
+                   "empty.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
         rollout_threads, value_komi, komi_scale, score_utility, ponder, lag_margin, lag_unreported,
         model_dir, model_precision, policy_file, value_file, zero_file, playouts, visits,

@@ -110,6 +110,18 @@ def test_the_first_move_on_an_empty_cache(tmp_path):
         assert "compile helper pid" in log and "exited" not in log
 
 
+def test_a_warm_cache_needs_no_helper(tmp_path):
+    """A second start on the same cache loads the rules kernels from it, and starts no helper."""
+    env = {"NUMBA_CACHE_DIR": str(tmp_path)}
+    for cold in (True, False):
+        with Engine("--search", "heuristic", "--size", "9", "--playouts", "16", quiet=False,
+                    env=env) as eng:
+            eng.ok("boardsize 9", timeout=COLD)
+            eng.ok("genmove b", timeout=COLD)
+            log = "\n".join(eng.stderr_lines)
+            assert ("compile helper pid" in log) == cold, log
+
+
 @pytest.mark.slow
 def test_the_engine_plays_on_when_its_helper_dies(tmp_path):
     with Engine("--size", "9", "--playouts", "16", quiet=False,
