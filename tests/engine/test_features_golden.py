@@ -2,7 +2,7 @@
 tests/data/features/golden_planes.npz. A difference means the meaning of a plane changed: bump the
 set's version in engine/features/registry.py (model files carry it) and regenerate on purpose:
 
-    GOENGINE_REGEN_GOLDEN=1 python -m pytest tests/test_features_golden.py
+    GOENGINE_REGEN_GOLDEN=1 python -m pytest tests/engine/test_features_golden.py
 """
 from __future__ import annotations
 

@@ -200,7 +200,7 @@ def test_loop_generation_with_and_without_heads(tmp_path, heads):
         assert 0 < float(row["ownership_mse"]) < 4 and float(row["score_mae"]) > 0
 
 
-# the heads in kata-analyze and gogui-ownership with a Zero net: tests/test_gtp_value_heads.py
+# the heads in kata-analyze and gogui-ownership with a Zero net: tests/gtp/test_gtp_value_heads.py
 
 
 # ---- the score utility -------------------------------------------------------------------------
