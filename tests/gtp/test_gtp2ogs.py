@@ -18,10 +18,10 @@ from ogs_standin.server import GNUGO
 
 SCRIPT = runner.gtp2ogs_script(os.environ.get("GTP2OGS_DIR"))
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     SCRIPT is None or not os.access(GNUGO, os.X_OK),
     reason="set GTP2OGS_DIR to a built gtp2ogs 9.x (dist/gtp2ogs.js; needs node and GNU Go) "
-           "to play through it")
+           "to play through it")]
 
 # gtp2ogs src/PvOutputParser.ts, the KataGo pattern
 KATAGO = re.compile(r"(CHAT|MALKOVICH):Visits (\d*) Winrate (\d+\.\d\d)% ScoreLead (-?\d+\.\d) "

@@ -282,6 +282,7 @@ def _only_gnugo_superko_forfeits(s) -> None:
                 r.forfeit_reason
 
 
+@pytest.mark.slow
 @pytest.mark.gnugo
 @needs_gnugo
 def test_goengine_vs_gnugo(tmp_path):
@@ -305,6 +306,7 @@ def test_goengine_vs_gnugo(tmp_path):
     assert sorted(r.black for r in s.results) == ["A", "B"]
 
 
+@pytest.mark.slow
 @pytest.mark.gnugo
 @needs_gnugo
 def test_goengine_vs_gnugo_19x19(tmp_path):

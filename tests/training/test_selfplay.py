@@ -368,6 +368,8 @@ def test_selfplay_killed_mid_run_resumes_from_its_shards(tiny, tmp_path):
 
 # ---- Ray ---------------------------------------------------------------------------------------
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_ray_with_two_local_workers_plays_the_games_asked(tiny):
     pool = WorkerPool(workers=2)
     try:
@@ -448,6 +450,8 @@ def _answers(port: int) -> bool:
         return False
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_selfplay_joins_a_ray_cluster_by_address(tiny, tmp_path, ray_cluster):
     """`--ray-address` sends the games to a cluster that `ray start` made, and nothing else
     changes: a worker per CPU of the cluster, the games asked for, whole shards, records the
@@ -471,6 +475,8 @@ def ray_address_cmd(tiny, out, address, games=2):
     return cmd + ["--ray-address", address]
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_a_client_without_the_clusters_token_is_told_so(tiny, tmp_path, ray_cluster):
     """A cluster with token authentication refuses a client that lacks its token: one clear
     line naming the token, no traceback, nothing played."""
@@ -485,6 +491,8 @@ def test_a_client_without_the_clusters_token_is_told_so(tiny, tmp_path, ray_clus
     assert not (tmp_path / "games" / "manifest.json").exists()
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_a_local_run_beside_a_started_cluster_starts_its_own_ray(tiny, tmp_path, ray_cluster):
     """`--workers 2` without an address is a local Ray of 2 workers even while a cluster that
     `ray start` made runs on this machine (a bare ray.init() would join that cluster)."""
@@ -497,6 +505,7 @@ def test_a_local_run_beside_a_started_cluster_starts_its_own_ray(tiny, tmp_path,
     assert len(list(read_games(out))) == 4
 
 
+@pytest.mark.xdist_group("ray")
 def test_an_address_where_nothing_answers_fails_at_once(tiny, tmp_path):
     """Ray would retry a dead address for minutes; the command says so in seconds."""
     address = f"127.0.0.1:{_free_port()}"

@@ -112,6 +112,8 @@ def test_shards_carry_ownership_and_score_under_the_same_symmetry(policies, tmp_
         assert np.array_equal(own_k.reshape(-1, 7, 7), apply_symmetry(own.reshape(-1, 7, 7), k))
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_two_ray_workers_play_every_game(policies, tmp_path):
     pool = WorkerPool(workers=2)
     try:

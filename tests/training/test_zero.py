@@ -533,6 +533,8 @@ def check_run(out, generations):
     assert 0 < float(last["fresh_value_loss"]) <= 4 and float(last["fresh_policy_loss"]) > 0
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_loop_with_two_ray_workers_and_two_trainer_processes(tmp_path):
     """Self-play and gating on 2 local Ray workers, training under torchrun on 2 processes."""
     out = tmp_path / "run"
