@@ -14,6 +14,19 @@ import sample_games
 import script_engine
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Under `--dist loadgroup` the tests that share a module-scoped fixture (a trained net, an
+    engine process, a training run) go to one xdist worker, so that the fixture is built once.
+    An explicit xdist_group (the Ray tests) stands. Runs before xdist reads the groups."""
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        defs = item._fixtureinfo.name2fixturedefs.values()
+        if any(chain[-1].scope == "module" for chain in defs):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> str:
     """The repository's root: the working directory of the engine subprocesses."""
