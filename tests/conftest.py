@@ -4,6 +4,8 @@ real game records the tests replay. The plain builders behind them live in the s
 beside this file (gtp_process, sabaki_analysis, script_engine, sample_games)."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,17 +16,30 @@ import sample_games
 import script_engine
 
 
+def pytest_sessionstart(session):
+    """Under xdist, before the workers start: compile the engine's numba kernels once into numba's
+    cache (`engine-gtp --warmup`), where the workers and their engine subprocesses would each
+    compile them at the same time on a fresh checkout. With a warm cache this takes seconds."""
+    if session.config.pluginmanager.hasplugin("dsession"):
+        subprocess.run([sys.executable, "-m", "goengine.gtp.main", "--warmup", "--size", "9"],
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=900, check=False)
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """Under `--dist loadgroup` the tests that share a module-scoped fixture (a trained net, an
-    engine process, a training run) go to one xdist worker, so that the fixture is built once.
-    An explicit xdist_group (the Ray tests) stands. Runs before xdist reads the groups."""
+    engine process, a training run) go to one xdist worker, so that the fixture is built once;
+    an explicit xdist_group (the Ray tests) stands. On a worker the groups come first, so that
+    these long indivisible runs start early and the single tests fill the workers in at the end.
+    Runs before xdist reads the groups."""
     for item in items:
         if item.get_closest_marker("xdist_group"):
             continue
         defs = item._fixtureinfo.name2fixturedefs.values()
         if any(chain[-1].scope == "module" for chain in defs):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    if hasattr(config, "workerinput"):
+        items.sort(key=lambda item: item.get_closest_marker("xdist_group") is None)
 
 
 @pytest.fixture(scope="session")

@@ -219,6 +219,7 @@ def test_cli_argument_errors(tmp_path):
     assert r.exit_code == 2 and "--a" in r.output
 
 
+@pytest.mark.slow
 @needs_gnugo
 def test_cli_full_match_gnugo_vs_gnugo(tmp_path):
     out = tmp_path / "match"
@@ -322,6 +323,7 @@ def test_goengine_vs_gnugo_19x19(tmp_path):
     assert rec.size == 19 and len(rec.moves) == r.moves and rec.result == r.result
 
 
+@pytest.mark.slow
 def test_goengine_vs_itself_19x19_handicap_4(tmp_path):
     """goengine against itself on 19x19 with 4 handicap stones, played to the end and scored."""
     argv = _engine_gtp_argv() + ["--playouts", "100"]

@@ -164,6 +164,7 @@ def test_value_on_human_games_trains_the_heads_and_exports_them(tmp_path):
     assert got.ownership.shape == (2, 361) and got.score.shape == (2,)
 
 
+@pytest.mark.slow
 def test_off_board_results_keep_takes_the_timed_out_game_and_a_dataset_keeps_its_filters(tmp_path):
     out = tmp_path / "run"
     nets.save_checkpoint(nets.build("policy", "cpu"), tmp_path / "policy.pt")

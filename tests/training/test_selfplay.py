@@ -714,6 +714,7 @@ def rl_cmd(out, init, *extra):
             "--pool-every", "1", "--games-per-job", "2", "--workers", "0", *extra]
 
 
+@pytest.mark.slow
 def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     out = tmp_path / "rl"
     p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2"), capture_output=True, text=True,
@@ -767,6 +768,7 @@ def test_update_average_moves_each_weight_a_fraction_towards_the_network():
         assert torch.equal(v, target[k]) or not torch.equal(after[k], target[k])
 
 
+@pytest.mark.slow
 def test_rl_ema_plays_its_checks_with_the_average_against_the_reference(tiny, tmp_path):
     """`--ema`: the checks, the pool and policy.onnx hold the weights' moving average, which the
     checkpoint keeps for `--resume`; `--reference`: the pool's first member and the checks'
@@ -911,6 +913,7 @@ def test_rl_greedy_opponent_trains_against_the_most_probable_moves(tiny, tmp_pat
     assert learner_sampled > 0
 
 
+@pytest.mark.slow
 def test_rl_with_adam_keeps_its_moments_across_a_resume(tiny, tmp_path):
     """`--optimizer adam`: the checkpoint carries Adam's step count and moments, a resume goes on
     from them; a resume that changes the optimizer says so and starts its state anew."""

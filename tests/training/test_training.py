@@ -203,6 +203,7 @@ def test_export_command_matches_torch(small_run, tmp_path):
     assert np.abs(got - want).max() < 1e-4
 
 
+@pytest.mark.slow
 def test_export_records_the_komi_a_value_net_learned_at(small_run, tmp_path):
     from goengine.models.onnx_evaluator import OnnxEvaluator
     from goengine.training import nets
@@ -236,6 +237,7 @@ def test_bundle_exports_with_checksums_and_heldout_figures(small_run, tmp_path):
     assert float(props["heldout_top1"]) == pytest.approx(entry["heldout"]["top1"], abs=1e-4)
 
 
+@pytest.mark.slow
 def test_bundle_int8_twins_only_the_networks_it_bundles(small_run, tmp_path):
     """Bundling one network with --int8 leaves the other bundled networks' files as they were;
     --int8 alone twins every bundled network."""
@@ -255,6 +257,7 @@ def test_bundle_int8_twins_only_the_networks_it_bundles(small_run, tmp_path):
     assert (out / "value.int8.onnx").is_file() and index["value"]["int8"]["file"] == "value.int8.onnx"
 
 
+@pytest.mark.slow
 def test_bundling_new_weights_drops_the_old_int8_twin(small_run, tmp_path):
     """The engine prefers a twin on the CPU, so a twin of weights that were replaced would play in
     their place: bundling without --int8 removes it, its checksum line and its MODELS.json entry."""

@@ -122,6 +122,7 @@ def run(*args, ok=True):
     return p
 
 
+@pytest.mark.slow
 def test_value_training_with_heads_on_value_data(tmp_path):
     data = tmp_path / "vdata"
     run("value-data", "--out", data, "--size", 5, "--games", 24, "--positions-per-game", 3,

@@ -86,6 +86,7 @@ def test_same_seed_same_games_and_runs_add_up(players, tmp_path):
     assert meta["stats"]["komi"] == {"7.5": 12, "6.5": 12} and dataset_komi(meta["stats"]) == 7.0
 
 
+@pytest.mark.slow
 def test_cli_then_value_training_on_two_sizes(tmp_path):
     data = tmp_path / "vdata"
     p = run("value-data", "--out", data, "--size", 9, "--games", 16, "--positions-per-game", 4,

@@ -442,6 +442,7 @@ def test_registry_survives_a_kill_between_export_and_table(tmp_path, monkeypatch
 GNUGO_BIN = GNUGO.split()[0]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not os.access(GNUGO_BIN, os.X_OK), reason="GNU Go is not installed")
 def test_reference_match_against_gnugo_fills_the_table(tmp_path):
     """A promoted network plays real GNU Go games through engine-gtp; the row, the games' SGF
@@ -557,6 +558,7 @@ def sha(out, name):
     return {p.key: p.value for p in proto.metadata_props}["sha256"]
 
 
+@pytest.mark.slow
 def test_loop_killed_and_resumed_continues_the_registry(tmp_path):
     out = tmp_path / "run"
     p = subprocess.Popen(zero_cmd(out, "--generations", "50", "--workers", "0", "--no-gating"),
@@ -623,6 +625,7 @@ def test_bundle_makes_a_runs_network_the_one_of_its_size(tmp_path, monkeypatch):
     assert bad.exit_code != 0 and "generation 7 is not in the registry" in bad.output
 
 
+@pytest.mark.slow
 def test_snapshot_without_games_resumes_elsewhere(tmp_path):
     """engine-train zero-snapshot copies a run less its games (the best network, the tables,
     the checkpoint) between generations only; the copy resumes, plays its next generation and
@@ -656,6 +659,7 @@ def test_snapshot_without_games_resumes_elsewhere(tmp_path):
     assert again.exit_code != 0 and "between generations" in again.output
 
 
+@pytest.mark.slow
 def test_snapshot_with_its_window_trains_on_the_run_s_window_and_counts_every_game(tmp_path):
     """--with-window copies the shards of the run's --window games and a manifest of them whose
     `earlier` counts the games left behind: the copy loads the window the run would, and its

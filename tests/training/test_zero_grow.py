@@ -83,6 +83,7 @@ def zero_cmd(out, *extra):
             *extra]
 
 
+@pytest.mark.slow
 def test_grown_net_trains_on_the_run_and_the_run_resumes_with_it(tmp_path):
     run = tmp_path / "run"
     p = subprocess.run(zero_cmd(run, "--generations", "2"), capture_output=True, text=True,
@@ -121,6 +122,7 @@ def test_grown_net_trains_on_the_run_and_the_run_resumes_with_it(tmp_path):
     assert len(after.tower) == 2 and after.config["filters"] == 12
 
 
+@pytest.mark.slow
 def test_zero_grow_refuses_a_run_with_too_few_shards(tmp_path):
     run = tmp_path / "run"
     p = subprocess.run(zero_cmd(run, "--generations", "1", "--games", "1"), capture_output=True,
