@@ -1,5 +1,5 @@
 """engine-gtp under the real gtp2ogs 9.x, against a local stand-in for the OGS server
-(tests/ogs_standin, docs/gtp.md §2.3): complete 9x9 games on 127.0.0.1, GNU Go as the opponent.
+(tests/gtp/ogs_standin, docs/gtp.md §2.3): complete 9x9 games on 127.0.0.1, GNU Go as the opponent.
 
 Runs where node, GNU Go and a built gtp2ogs are there: GTP2OGS_DIR names gtp2ogs's folder
 (with dist/gtp2ogs.js, built as gtp2ogs's own README says; not part of this repository);

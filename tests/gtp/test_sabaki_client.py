@@ -1,6 +1,6 @@
 """engine-gtp driven by Sabaki's own GTP library, @sabaki/gtp (its Controller and
 ControllerStateTracker, with which Sabaki starts engines, syncs its board to them and streams their
-analysis), through tests/sabaki/drive.js under node.
+analysis), through tests/gtp/sabaki/drive.js under node.
 
 Runs where node and @sabaki/gtp are there: SABAKI_GTP_DIR names a folder whose node_modules holds
 it (`npm install --prefix DIR @sabaki/gtp@3.0.0`; .ci/run does so); skipped elsewhere.
