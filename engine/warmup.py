@@ -6,7 +6,7 @@ numba compiles a function on its first call (about 40 s for the whole engine wit
 so a first genmove, dead-stone judgement or cleanup in the middle of a game would wait for it and
 could lose on time. Each step below runs the real code path once on a small position (tiny
 searches with uniform networks: numba compiles by argument types, not by the network behind
-them), so afterwards no command compiles anything: tests/test_warmup.py plays a game through
+them), so afterwards no command compiles anything: tests/gtp/test_warmup.py plays a game through
 every GTP command family and checks that no numba dispatcher gained a signature.
 """
 from __future__ import annotations

@@ -30,7 +30,7 @@ from goengine.gtp.session import Loader, Session
 
 # The engine behind the handlers (numba kernels, the searches, onnxruntime). The session imports it
 # in its loading thread, so that `name` and the other startup commands answer at once
-# (tests/test_gtp_server.py); nothing else in gtp/ defers an import.
+# (tests/gtp/test_gtp_server.py); nothing else in gtp/ defers an import.
 LOADER_MODULE = "goengine.gtp.loader"
 
 WARMUP_SIZES = (9, 19)   # the sizes the bundled models are made for, plus --size

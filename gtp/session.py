@@ -11,7 +11,7 @@ for everything that needs the engine. Handlers that need it wait:
                     board size at hand is warmed up: its first genmove compiles nothing;
   * stage "kernels": every other kernel a command can reach is compiled (or loaded from numba's
                     cache, which a compile helper process fills meanwhile: engine.compile_helper).
-                    The engine is ready: from here on nothing compiles (tests/test_warmup.py).
+                    The engine is ready: from here on nothing compiles (tests/gtp/test_warmup.py).
 
 Only `engine.coords` and `engine.rules` (pure Python) are imported at module level here.
 """

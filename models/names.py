@@ -1,5 +1,5 @@
 """The bundled models' folder and the file name of each kind's default model, in plain Python:
-the GTP server finds models before it loads onnxruntime or numba (tests/test_models_names.py)."""
+the GTP server finds models before it loads onnxruntime or numba (tests/gtp/test_gtp_units.py checks that it loads neither)."""
 from __future__ import annotations
 
 from pathlib import Path

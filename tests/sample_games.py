@@ -16,6 +16,13 @@ KGS_SAMPLES = SHARED / "kgs-samples"
 TYGEM = SHARED / "tygem9d" / "tygem9d-2015-05.tar.bz2"
 AI = SHARED / "ai" / "ai-games.tar.bz2"
 
+# A real 9x9 game that White loses on the count although Tromp-Taylor, dead stones left on the
+# board, says White wins: the engine must play on (tests/engine/test_player_pass.py) and the
+# warm-up game plays it (tests/gtp/test_warmup.py).
+OPEN_LOSS_SGF = (b"(;GM[1]FF[4]SZ[9]KM[7]RU[Chinese];B[ee];W[dc];B[cd];W[cc];B[dd];W[ec];B[gf]"
+                 b";W[gd];B[df];W[hf];B[he];W[ge];B[hg];W[ff];B[gg];W[hd];B[fe];W[ie];B[bc]"
+                 b";W[bb];B[bd];W[ab];B[ig];W[if];B[fd];W[fc];B[ac];W[ca];B[ed];W[gb];B[])")
+
 
 def kgs_game(name: str) -> Path:
     """A KGS game record by file name: from tests/data, else from ../shared/data/kgs-samples;

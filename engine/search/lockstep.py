@@ -12,7 +12,7 @@ A round takes one batch (`ZeroSearch.select`) from every search still short of i
 evaluates the batches of the searches that share a network in one call, and hands each batch its
 rows (`ZeroSearch.finish`). Each search's tree sees the same batches, in the same order, as
 under `run`; with a network whose answer depends on the position alone (no random symmetry) its
-result is the same (tests/test_lockstep.py). On this project's 2-core machine a batch of 8 9x9
+result is the same (tests/engine/test_lockstep.py). On this project's 2-core machine a batch of 8 9x9
 positions spends about as long in the evaluator's Python around onnxruntime as in the int8
 network itself, which a larger call shares out.
 """

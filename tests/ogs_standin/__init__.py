@@ -1,1 +1,0 @@
-"""A local stand-in for the OGS server, to play games through the real gtp2ogs (tests/ogs_standin/README.md)."""
