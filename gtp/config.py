@@ -90,7 +90,7 @@ def resolve_auto_search(config: EngineConfig) -> EngineConfig:
     """--search auto: the Zero search when only a Zero network is named (--zero FILE), else the
     AlphaGo search when its models are there, else the heuristic MCTS; and on each size that has
     a Zero network made for it in the model directory (zero-9x9.onnx), the Zero search with that
-    network, measured the stronger there (README, docs/gtp.md §3)."""
+    network, measured the stronger there (docs/results/strength.md, docs/gtp.md §3)."""
     if config.zero_file and not config.policy_file:
         return replace(config, search="zero", auto_search=True)
     have = all(os.path.isfile(model_path(config, kind))

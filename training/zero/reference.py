@@ -40,7 +40,7 @@ PRECISIONS = ("auto", "int8", "fp32")
 @dataclass(frozen=True)
 class ReferenceConfig:
     every: int = 0                  # generations between reference matches in the loop; 0: none
-    games: int = 20                 # the and the README's 20 games
+    games: int = 20                 # 20 games: the strength table's matches against GNU Go
     time_per_move: float = 1.0      # our engine's seconds per move (engine-gtp --time-per-move)
     opponent: str = GNUGO
     threads: int | None = None      # engine-gtp's --threads; None: its default (the machine's
