@@ -17,7 +17,10 @@ each, the engine before the staged loading (992346f) against it (8e2d45d in the 
 3c665dd in the second), one after the other:
 19x19 cold 109 and 132 s before, 152 and 156 s after; warm 10.1 and 13.7 s before, 6.3 and
 10.4 s after. 9x9 cold 273 and 296 s before, 119 and 212 s after; warm 10.3 and 13.9 s before,
-8.5 and 10.0 s after. The goal is not met. In CPU seconds (steadier than the wall clock here):
+8.5 and 10.0 s after. A third 19x19 round at load 3-4 (3c665dd): cold 77.0 s before, 83.5 s
+after; warm 8.4 s before, 6.4 s after. The goal is not met, and the cold 19x19 start is no
+faster on a busy machine: the helper's later groups compile the AlphaGo features again while the
+engine compiles them, taking CPU from it. In CPU seconds (steadier than the wall clock here):
 before, the first 19x19 move waited for about 57 s of compiling in one process (the rules 3,
 the features 17, the tree and the rollouts 36), and for the Zero 9x9 Player and every other
 kernel after them; after, for about 34 s in the engine, with the rollouts and the rest in the
