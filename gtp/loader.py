@@ -120,7 +120,9 @@ def _splits_alphago(cfg: EngineConfig) -> bool:
 
 
 def _helper_groups(cfg: EngineConfig) -> list[str]:
-    return ["rollouts", "all"] if _splits_alphago(cfg) else ["all"]
+    """The helper's order: what the engine's first Player needs from it, then what the engine does
+    not compile meanwhile, then the rest (which by then it mostly loads from the cache)."""
+    return ["rollouts", "heuristic", "all"] if _splits_alphago(cfg) else ["heuristic", "all"]
 
 
 def _helper_sizes(cfg: EngineConfig) -> tuple[int, ...]:
