@@ -38,8 +38,8 @@ from goengine.models.store import read_checksums, verify
 
 log = logging.getLogger("gtp")
 
-__all__ = ["load_game", "load_player", "load_kernels", "new_game", "replay", "play", "status_player",
-           "format_result", "load_sgf", "dump_sgf"]
+__all__ = ["load_game", "load_player", "load_kernels", "new_game", "replay", "play",
+           "status_player", "format_result", "load_sgf", "dump_sgf"]
 
 
 def load_game(s: Session) -> None:
@@ -62,7 +62,8 @@ def load_player(s: Session) -> None:
     cfg = s.config
     loaded: dict[str, OnnxEvaluator] = {}   # one evaluator for a file that fills two roles
     player = _player(cfg, _build_search(s, loaded))
-    paths = {n: path for n, path in sized_load_files(cfg, "zero", on_cpu=providers() == [CPU]).items()
+    paths = {n: path
+             for n, path in sized_load_files(cfg, "zero", on_cpu=providers() == [CPU]).items()
              if n in cfg.zero_sizes}
     sized = {n: _player(cfg, _sized_zero_search(cfg, n, path, loaded)) for n, path in paths.items()}
     sizes = s.model_sizes
@@ -76,7 +77,8 @@ def load_player(s: Session) -> None:
         _warm_up(player, size)
     # twins of the other Players (the same networks, a search of their own), since a command may
     # use the Players themselves while stage "kernels" runs
-    s.warm_later = [(n, lambda n=n, path=path: _player(cfg, _sized_zero_search(cfg, n, path, loaded)))
+    s.warm_later = [(n, lambda n=n, path=path: _player(cfg, _sized_zero_search(cfg, n, path,
+                                                                               loaded)))
                     for n, path in paths.items() if n != s.size]
     if s.size in sized:
         s.warm_later.append((size, lambda: _player(cfg, _build_search(s, loaded))))
