@@ -148,13 +148,15 @@ def warm_up(sizes=(9, 19), progress: Callable[[str], None] | None = None) -> flo
     return time.monotonic() - start
 
 
-def _rollouts_group(sizes) -> None:
+def _each_size(step: Callable[[int], None], sizes) -> None:
     for size in sorted(set(sizes)):
-        warm_rollouts(size)
+        step(size)
 
 
 # What a compile helper process can be asked to compile (engine.compile_helper), by board sizes.
+# "heuristic" reads no features, so it shares few kernels with the Player the engine warms up.
 GROUPS: dict[str, Callable[[tuple[int, ...]], None]] = {
-    "rollouts": _rollouts_group,
+    "rollouts": lambda sizes: _each_size(warm_rollouts, sizes),
+    "heuristic": lambda sizes: _each_size(_heuristic, sizes),
     "all": warm_up,
 }

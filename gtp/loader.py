@@ -40,8 +40,8 @@ from goengine.models.store import read_checksums, verify
 
 log = logging.getLogger("gtp")
 
-__all__ = ["load_game", "load_player", "load_kernels", "new_game", "replay", "play", "status_player",
-           "format_result", "load_sgf", "dump_sgf"]
+__all__ = ["load_game", "load_player", "load_kernels", "new_game", "replay", "play",
+           "status_player", "format_result", "load_sgf", "dump_sgf"]
 
 
 def load_game(s: Session) -> None:
@@ -64,7 +64,8 @@ def load_player(s: Session) -> None:
     cfg = s.config
     loaded: dict[str, OnnxEvaluator] = {}   # one evaluator for a file that fills two roles
     player = _player(cfg, _build_search(s, loaded))
-    paths = {n: path for n, path in sized_load_files(cfg, "zero", on_cpu=providers() == [CPU]).items()
+    paths = {n: path
+             for n, path in sized_load_files(cfg, "zero", on_cpu=providers() == [CPU]).items()
              if n in cfg.zero_sizes}
     sized = {n: _player(cfg, _sized_zero_search(cfg, n, path, loaded)) for n, path in paths.items()}
     sizes = s.model_sizes
@@ -78,7 +79,8 @@ def load_player(s: Session) -> None:
         _warm_up(player, size)
     # twins of the other Players (the same networks, a search of their own), since a command may
     # use the Players themselves while stage "kernels" runs
-    s.warm_later = [(n, lambda n=n, path=path: _player(cfg, _sized_zero_search(cfg, n, path, loaded)))
+    s.warm_later = [(n, lambda n=n, path=path: _player(cfg, _sized_zero_search(cfg, n, path,
+                                                                               loaded)))
                     for n, path in paths.items() if n != s.size]
     if s.size in sized:
         s.warm_later.append((size, lambda: _player(cfg, _build_search(s, loaded))))
@@ -122,7 +124,9 @@ def _splits_alphago(cfg: EngineConfig) -> bool:
 
 
 def _helper_groups(cfg: EngineConfig) -> list[str]:
-    return ["rollouts", "all"] if _splits_alphago(cfg) else ["all"]
+    """The helper's order: what the engine's first Player needs from it, then what the engine does
+    not compile meanwhile, then the rest (which by then it mostly loads from the cache)."""
+    return ["rollouts", "heuristic", "all"] if _splits_alphago(cfg) else ["heuristic", "all"]
 
 
 def _helper_sizes(cfg: EngineConfig) -> tuple[int, ...]:
