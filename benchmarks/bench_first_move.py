@@ -11,22 +11,7 @@ its defaults (`--search auto`, the bundled models, 5 s a move without a clock) p
 after `--`. Goal: at most 10 s from clear_board to the first answered genmove on a fresh install
 of a 2-core machine (5 s of it the move's own thinking time).
 
-Measured 2026-12-06 on the 2-core development machine with four other engineers' test suites
-beside it (load average 5-8, so each process had a fraction of a core), two rounds of one run
-each, the engine before the staged loading (992346f) against it (8e2d45d in the first round,
-3c665dd in the second), one after the other:
-19x19 cold 109 and 132 s before, 152 and 156 s after; warm 10.1 and 13.7 s before, 6.3 and
-10.4 s after. 9x9 cold 273 and 296 s before, 119 and 212 s after; warm 10.3 and 13.9 s before,
-8.5 and 10.0 s after. A third 19x19 round at load 3-4 (3c665dd): cold 77.0 s before, 83.5 s
-after; warm 8.4 s before, 6.4 s after: the helper's later groups compiled the AlphaGo features
-again while the engine compiled them, taking CPU from it. Since 96e08e1 the helper compiles the
-heuristic search (no features) first: 19x19 at load 2.5-3, cold 83.5 s before, 41.1 s after;
-warm 9.3 s before, 5.9 s after (one run each). The goal is not met. In CPU seconds (steadier
-than the wall clock here): before, the first 19x19 move waited for about 57 s of compiling in
-one process (the rules 3, the features 17, the tree and the rollouts 36), and for the Zero 9x9
-Player and every other kernel after them; after, for about 34 s in the engine, with the
-rollouts and the rest in the helper process beside it. On the machine nearly idle (load 0.4 to 1.8) the engine before took
-67 s (19x19) and 69 s (9x9) cold, 7.9 and 8.0 s warm; the staged engine was not measured idle.
+Figures: docs/results/speed.md (the first move on a fresh install).
 """
 from __future__ import annotations
 
