@@ -53,7 +53,8 @@ def load_game(s: Session) -> None:
     warm.territory_score([])
     warm.copy().undo()
     s.game = Game(s.size, s.rules)
-    # numba's cache had the rules kernels: it has the rest too (every start after the first)
+    # compiled here, so numba's cache is cold (a fresh install): a helper process compiles the
+    # rest meanwhile; a cache that had the rules kernels has the rest too and needs no helper
     if compiled_here(board_play):
         s.compile_helper = _start_helper(s.config)
 
