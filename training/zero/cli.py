@@ -57,8 +57,9 @@ def check_heads(ctx, param, value: str) -> str:
               help="self-play games per generation")
 @click.option("--games-per-job", default=D.games_per_job, show_default=True,
               type=click.IntRange(1), help="games per worker job (one shard)")
-@click.option("--visits", default=D.visits, show_default=True, type=click.IntRange(2),
-              help="root visits per self-play move")
+@click.option("--visits", "--simulations", default=D.visits, show_default=True,
+              type=click.IntRange(2), help="root visits per self-play move (with --gumbel: "
+                                           "the Gumbel search's simulations)")
 @click.option("--fast-visits", default=D.fast_visits, show_default=True, type=click.IntRange(0),
               help="playout cap randomisation: visits of the fast, unrecorded searches "
                    "(0: off, every move a full search)")
@@ -69,6 +70,17 @@ def check_heads(ctx, param, value: str) -> str:
               type=click.FloatRange(0),
               help="k of KataGo's forced playouts sqrt(k P N) at the noised self-play root, "
                    "pruned from the policy target (KataGo: 2; 0: off)")
+@click.option("--gumbel/--no-gumbel", default=D.gumbel, show_default=True,
+              help="Gumbel AlphaZero self-play: the Gumbel root search with sequential halving "
+                   "plays each move and its improved policy is the target (no Dirichlet noise, "
+                   "forced playouts or sampled moves); gating stays PUCT")
+@click.option("--gumbel-k", default=D.gumbel_k, show_default=True, type=click.IntRange(1),
+              help="with --gumbel: moves sampled at the root, halved down to one")
+@click.option("--gumbel-c-visit", default=D.gumbel_c_visit, show_default=True,
+              type=click.FloatRange(0, min_open=True),
+              help="with --gumbel: c_visit of sigma(q) = (c_visit + max N) c_scale q")
+@click.option("--gumbel-c-scale", default=D.gumbel_c_scale, show_default=True,
+              type=click.FloatRange(0, min_open=True), help="with --gumbel: c_scale of sigma(q)")
 @click.option("--dirichlet-alpha", default=D.dirichlet_alpha, show_default=True,
               type=click.FloatRange(0), help="root noise alpha; 0: 0.03 * 361 / N^2")
 @click.option("--dirichlet-eps", default=D.dirichlet_eps, show_default=True,
@@ -165,6 +177,9 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
         raise click.UsageError("--gate-min is above --gate-max")
     if cfg.fast_visits >= cfg.visits:
         raise click.UsageError("--fast-visits must be below --visits (the full searches)")
+    if cfg.gumbel and cfg.forced_playouts > 0:
+        raise click.UsageError("--forced-playouts is PUCT's root exploration; --gumbel explores "
+                               "by its own sampling (leave --forced-playouts at 0)")
     pool = WorkerPool(workers, ray_address)
     try:
         ZeroRun(cfg, out, init, pool, resume, log=click.echo, reference=reference).run()

@@ -99,6 +99,14 @@ class ZeroConfig:
     full_fraction: float = 0.25     # KataGo: 0.25 (600 / 100 visits)
     forced_playouts: float = 0.0    # > 0: forced playouts sqrt(k P N) at the noised root and
                                     # policy target pruning (KataGo: k = 2); 0: off
+    gumbel: bool = False            # Gumbel AlphaZero self-play (Danihelka et al. 2022): the
+                                    # Gumbel root search of `visits` simulations, its survivor
+                                    # played, its improved policy the target; no Dirichlet noise,
+                                    # no forced playouts, no sampled moves. Gating stays PUCT
+    gumbel_k: int = 16              # moves sampled without replacement at the root (the paper's
+                                    # 16 for Go)
+    gumbel_c_visit: float = 50.0    # sigma(q) = (c_visit + max N) c_scale q (the paper's 50, 1)
+    gumbel_c_scale: float = 1.0
     dirichlet_alpha: float = 0.0    # 0: 0.03 * 361 / N^2
     dirichlet_eps: float = 0.25
     sampled_moves: int = -1         # moves at temperature 1; -1: (N^2 // 12) // 2 * 2
@@ -281,7 +289,9 @@ class ZeroRun:
         return dict(common, visits=cfg.visits, noise=True, sampled_moves=cfg.sampled_moves,
                     no_resign_fraction=cfg.no_resign_fraction, record=True,
                     fast_visits=cfg.fast_visits, full_fraction=cfg.full_fraction,
-                    forced_playouts=cfg.forced_playouts)
+                    forced_playouts=cfg.forced_playouts, gumbel=cfg.gumbel,
+                    gumbel_k=cfg.gumbel_k, gumbel_c_visit=cfg.gumbel_c_visit,
+                    gumbel_c_scale=cfg.gumbel_c_scale)
 
     @property
     def selfplay_komi(self) -> float:

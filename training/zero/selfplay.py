@@ -18,15 +18,25 @@ the full searches are recorded as training positions, while every move, fast or 
 towards the game's outcome. More games end per second of self-play, so the value target sees more
 outcomes, and the policy targets keep the full searches' quality.
 
-The record of a self-play game: for each recorded move, the packed zero17 planes of the position before it
-(side to move's view) and pi, the root's visit distribution normalised over its children (Pos order,
-pass last; the target is the visits at temperature 1 whatever move was played, as Leela Zero and
-minigo store it), the search's value there `q` (the most visited move's mean value for the side to
-move, in [-1, 1]: the loop's value target can mix it with z, `ZeroConfig.q_weight`) and its move
-number `ply` (every move without playout cap randomisation). z follows from the winner: the rules core's area score (Tromp-Taylor, komi) after
-two passes or at the move cap, or the resignation. A game played out (two passes or the move cap)
-also records the final area ownership of every point and its score, the auxiliary heads' targets
-(docs/algorithms.md §4.6); a resigned game has no final position and records none.
+Gumbel self-play (`gumbel=True`; Danihelka et al. 2022, "Policy improvement by planning with
+Gumbel"): each move is the engine's Gumbel root search (`NetSearchConfig.gumbel`): Gumbel noise on
+the root logits picks `gumbel_k` moves, sequential halving spends `visits` simulations on them, and
+the survivor (`result.moves[0]`) is played; that sampling is the exploration, so there is no
+Dirichlet noise, no forced playouts and no temperature. The target pi is the search's improved
+policy, softmax(logits + sigma(completed Q)) (`result.improved_policy`), which improves on the
+network's policy even at a handful of simulations where a visit count cannot. With playout cap
+randomisation the fast moves are Gumbel searches of `fast_visits` simulations, not recorded.
+
+The record of a self-play game: for each recorded move, the packed zero17 planes of the position
+before it (side to move's view) and pi, the root's visit distribution normalised over its children
+(Pos order, pass last; the target is the visits at temperature 1 whatever move was played, as
+Leela Zero and minigo store it; a Gumbel search's improved policy instead), the search's value
+there `q` (the most visited move's mean value for the side to move, in [-1, 1]: the loop's value
+target can mix it with z, `ZeroConfig.q_weight`) and its move number `ply` (every move without
+playout cap randomisation). z follows from the winner: the rules core's area score (Tromp-Taylor,
+komi) after two passes or at the move cap, or the resignation. A game played out (two passes or
+the move cap) also records the final area ownership of every point and its score, the auxiliary
+heads' targets (docs/algorithms.md §4.6); a resigned game has no final position and records none.
 
 Resignation: a side whose search gives it a win rate below `resign_threshold` resigns. A fraction of
 games (`no_resign`, decided per game by the job's seed) never resigns: they record the first
@@ -98,6 +108,11 @@ class ZeroGamesJob:
     forced_playouts: float = 0.0     # > 0: KataGo's forced playouts and policy target pruning in
                                      # the noised (full) searches, k of sqrt(k P N) (KataGo: 2)
     c_puct: float = ZERO_C_PUCT      # the searches' PUCT exploration constant
+    gumbel: bool = False             # Gumbel root search: its survivor played, its improved
+                                     # policy the target (no noise, no temperature); gating: off
+    gumbel_k: int = 16               # moves sampled at the root (NetSearchConfig.gumbel_k)
+    gumbel_c_visit: float = 50.0     # sigma(q) = (c_visit + max N) c_scale q (the paper's)
+    gumbel_c_scale: float = 1.0
     settings: dict = field(default_factory=dict)  # network name -> NetSearchConfig fields its
                                      # searches play with instead (experiments/zero_match.py
                                      # compares search settings on one network)
@@ -162,12 +177,18 @@ def visit_distribution(result, n: int) -> np.ndarray:
     pi = np.zeros(n * n + 1, dtype=np.float64)
     prior = np.zeros_like(pi)
     for s in result.moves:
-        pos = n * n if s.move == PASS else loc_to_pos(s.move, n)
+        pos = loc_to_pos(s.move, n)
         pi[pos] = s.visits if s.target_visits is None else s.target_visits
         prior[pos] = s.prior
     if pi.sum() <= 0:
         pi = prior
     return (pi / pi.sum()).astype(np.float32)
+
+
+def policy_target(result, n: int, gumbel: bool) -> np.ndarray:
+    """float32[N*N+1]: the recorded target of a search: a Gumbel search's improved policy, else
+    the root's visit distribution."""
+    return result.improved_policy if gumbel else visit_distribution(result, n)
 
 
 def choose_move(pi: np.ndarray, sampled: bool, rng: np.random.Generator) -> int:
@@ -181,7 +202,8 @@ def make_search(evaluator, job: ZeroGamesJob, seed: int, name: str = "") -> Zero
     """The search a game of `job` plays network `name` with (its `settings`, if any, over the
     job's)."""
     n = job.size
-    alpha = (job.alpha or default_alpha(n)) if job.noise else 0.0
+    # Gumbel's sampling of the root's moves is its exploration: no Dirichlet noise beside it
+    alpha = (job.alpha or default_alpha(n)) if job.noise and not job.gumbel else 0.0
     cfg = NetSearchConfig(mode="zero", c_puct=job.c_puct, dirichlet_alpha=alpha,
                           dirichlet_eps=job.eps,
                           batch_size=job.batch_size, score_utility=job.score_utility,
@@ -192,6 +214,9 @@ def make_search(evaluator, job: ZeroGamesJob, seed: int, name: str = "") -> Zero
                           value_komi=None,
                           no_pass_before=job.play_on,
                           forced_k=job.forced_playouts if job.noise else 0.0,
+                          gumbel=job.gumbel, gumbel_k=job.gumbel_k,
+                          gumbel_c_visit=job.gumbel_c_visit,
+                          gumbel_c_scale=job.gumbel_c_scale,
                           # the tree a game needs, with room for the subtree kept between moves
                           tree_capacity=max(20_000, 4 * job.visits * (n * n + 2)))
     return ZeroSearch(replace(cfg, **job.settings.get(name, {})), net=evaluator, seed=seed)
@@ -233,14 +258,17 @@ def zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
                     resigned_by = sign
                     break
                 would_resign = would_resign or sign
-            pi = visit_distribution(result, n)
+            pi = policy_target(result, n, job.gumbel)
             if job.record and full:
                 extract_into(game, ZERO_FEATURES, planes)
                 xs.append(np.packbits(planes.reshape(-1)))
                 pis.append(pi)
                 qs.append(2.0 * result.winrate - 1.0)
                 plies.append(game.move_number)
-            pos = choose_move(pi, game.move_number < sampled_moves, rng)
+            if job.gumbel:       # the survivor of sequential halving, Gumbel-sampled already
+                pos = loc_to_pos(result.moves[0].move, n)
+            else:
+                pos = choose_move(pi, game.move_number < sampled_moves, rng)
             game.play(color, PASS if pos == n * n else pos_to_loc(pos, n))
             moves.append(pos)
     finally:
@@ -305,5 +333,5 @@ def play_zero_games(evaluators: dict, job: ZeroGamesJob) -> list[ZeroGameResult]
 
 
 __all__ = ["ZeroGameResult", "ZeroGamesJob", "choose_move", "default_alpha", "default_play_on",
-           "play_zero_games", "visit_distribution",
+           "play_zero_games", "policy_target", "visit_distribution",
            "zero_game", "zero_rules"]
