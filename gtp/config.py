@@ -42,6 +42,8 @@ class EngineConfig:
     value_komi: float | None = None   # NetSearchConfig.value_komi / komi_scale
     komi_scale: float | None = None
     score_utility: float | None = None   # NetSearchConfig.score_utility (Zero, score head)
+    gumbel: bool = False              # NetSearchConfig.gumbel: the Zero search's Gumbel root
+    gumbel_k: int | None = None       # NetSearchConfig.gumbel_k
     lag_margin: float | None = None   # TimeConfig.lag_margin
     lag_unreported: float | None = None   # TimeConfig.lag_unreported
     ponder: bool = False              # search on the opponent's time (keeps the tree)
@@ -126,6 +128,15 @@ def check_search(config: EngineConfig) -> str | None:
             if os.path.isfile(float_file) and not int8_variant(float_file).is_file():
                 return (f"--model-precision int8: no {int8_variant(float_file)} beside "
                         f"{float_file} (make it with engine-train quantize)")
+    return None
+
+
+def check_gumbel(config: EngineConfig) -> str | None:
+    """None when --gumbel has a Zero search to change (--search zero, or auto on a size with a
+    Zero network), else why not."""
+    if config.gumbel and config.search != "zero" and not config.zero_sizes:
+        return (f"--gumbel changes the Zero search's root; --search {config.search} plays "
+                "without it (use --search zero, or auto with a Zero network for the size)")
     return None
 
 

@@ -202,8 +202,11 @@ def _net_config(cfg: EngineConfig, mode: str):
                                    ("policy_temperature", cfg.policy_temperature),
                                    ("rollout_threads", cfg.rollout_threads),
                                    ("value_komi", cfg.value_komi), ("komi_scale", cfg.komi_scale),
-                                   ("score_utility", cfg.score_utility))
+                                   ("score_utility", cfg.score_utility),
+                                   ("gumbel_k", cfg.gumbel_k))
                  if v is not None}
+    if cfg.gumbel:      # the AlphaGo search (--search auto's other sizes) ignores it
+        overrides["gumbel"] = True
     return NetSearchConfig(mode=mode, **overrides)
 
 

@@ -24,7 +24,8 @@ import click
 
 import goengine.gtp.commands  # noqa: F401  (registers the handlers)
 from goengine.engine.rules import NAMED_RULES
-from goengine.gtp.config import SEARCH_MODULES, EngineConfig, check_search, resolve_auto_search
+from goengine.gtp.config import (SEARCH_MODULES, EngineConfig, check_gumbel, check_search,
+                                 resolve_auto_search)
 from goengine.gtp.server import REGISTRY, Server
 from goengine.gtp.session import Loader, Session
 
@@ -82,6 +83,12 @@ def _finite(ctx, param, value):
               help="Zero search with a net that has a score head: weight of KataGo's static "
                    "score utility, (v + F (2/pi) atan(score / N)) / (1 + F) (default 0: the win "
                    "rate alone).")
+@click.option("--gumbel", is_flag=True, default=False,
+              help="Zero search (also --search auto on the sizes it plays): Gumbel AlphaZero's "
+                   "root, sequential halving over the --gumbel-k moves of highest Gumbel noise + "
+                   "log prior, the move and policy from the completed Q (default: PUCT's root).")
+@click.option("--gumbel-k", type=click.IntRange(min=1), default=None,
+              help="With --gumbel: the most root moves sequential halving considers (default 16).")
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="Think on the opponent's time (stops at once on any input; keeps the tree).")
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
@@ -137,7 +144,8 @@ def _finite(ctx, param, value):
                    "first move, the rest after it, with a second process where the cache is "
                    "empty.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, value_komi, komi_scale, score_utility, ponder, lag_margin, lag_unreported,
+        rollout_threads, value_komi, komi_scale, score_utility, gumbel, gumbel_k, ponder,
+        lag_margin, lag_unreported,
         model_dir, model_precision, policy_file, value_file, zero_file, playouts, visits,
         time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
@@ -160,11 +168,12 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           policy_temperature=policy_temperature,
                           rollout_threads=rollout_threads, value_komi=value_komi,
                           komi_scale=komi_scale, score_utility=score_utility,
+                          gumbel=gumbel, gumbel_k=gumbel_k,
                           lag_margin=lag_margin, lag_unreported=lag_unreported,
                           ponder=ponder)
     if config.search == "auto":
         config = resolve_auto_search(config)
-    problem = check_search(config)
+    problem = check_search(config) or check_gumbel(config)
     if problem:
         raise click.UsageError(problem)
     _setup_logging(log_file, logging.DEBUG if verbose else logging.WARNING if quiet else logging.INFO)

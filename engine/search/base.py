@@ -12,8 +12,11 @@ gating drive any of them the same way, through `run` (bound as each search's `se
 
 1. tree reuse: `search.tree.prepare_root(game, color)` keeps the subtree below the moves played
    since the previous search (a search without a tree skips this and step 3);
-2. `search.begin(game, color, dead_at_terminals)` readies the root: buffers, children and their
-   priors, and the stones judged dead at the two-pass endings (engine.search.terminal);
+2. `search.begin(game, color, dead_at_terminals, budget, seconds)` readies the root: buffers,
+   children and their priors, and the stones judged dead at the two-pass endings
+   (engine.search.terminal); `budget` (the new simulations the count limits allow) and
+   `seconds` are for a search that plans its simulations ahead (the Gumbel root's sequential
+   halving, engine.search.gumbel);
 3. root pruning: the kernels know only simple ko, so root moves that repeat an earlier position
    (superko) are marked PRUNED;
 4. `search.step(count)` runs up to `count` simulations (`count` <= `search.chunk`) until a limit
@@ -53,10 +56,12 @@ class Search(Protocol):
         """Simulations per `step`: how often the clock, `stop` and `report` are looked at."""
         ...
 
-    def begin(self, game, color: int, dead_at_terminals: np.ndarray | None = None) -> None:
+    def begin(self, game, color: int, dead_at_terminals: np.ndarray | None = None,
+              budget: int | None = None, seconds: float | None = None) -> None:
         """Ready the root for a search of `game` with `color` to play (after tree reuse); a
         two-pass ending counts the board with the stones in `dead_at_terminals` off
-        (engine.search.terminal; None: as it stands)."""
+        (engine.search.terminal; None: as it stands). `budget`: the new simulations the count
+        limits allow (None: none set); `seconds`: the time limit (None: none)."""
         ...
 
     def step(self, count: int) -> int:
@@ -119,7 +124,8 @@ def run(search: Search, game, color: int, playouts: int | None = None,
     it stands; engine.search.terminal)."""
     if search.tree is not None:
         search.tree.prepare_root(game, color)
-    search.begin(game, color, dead_at_terminals)
+    budget = simulations_left(root_visits(search), 0, playouts, visits)
+    search.begin(game, color, dead_at_terminals, budget if budget < UNLIMITED else None, seconds)
     if search.tree is not None:
         prune_root(search.tree, game, color)
     start = time.monotonic()

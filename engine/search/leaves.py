@@ -28,9 +28,11 @@ SL_PASS_PRIOR = 1e-3        # the SL policy has no pass output: a small fixed sh
 
 
 @njit(cache=True)
-def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init, k_forced):
-    """Walk from the root to a leaf by PUCT (at the root, a child short of its forced playouts
-    first when k_forced > 0); add virtual loss along the path; return its length."""
+def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init, k_forced,
+            root_child):
+    """Walk from the root to a leaf by PUCT (at the root, `root_child` when it is >= 0 (the
+    Gumbel root's choice, engine.search.gumbel), else a child short of its forced playouts first
+    when k_forced > 0); add virtual loss along the path; return its length."""
     node = tm[T.T_ROOT]
     length = 0
     path[length] = node
@@ -39,8 +41,8 @@ def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init, k_
         c = c_puct
         if use_az:
             c = np.log((1.0 + ti[T.I_N, node] + c_base) / c_base) + c_init
-        ch = -1
-        if k_forced > 0.0 and length == 1:
+        ch = root_child if length == 1 else -1
+        if ch < 0 and k_forced > 0.0 and length == 1:
             ch = T.forced_child(ti, tf, node, k_forced)
         if ch < 0:
             ch = T.select_child(ti, tf, node, c, lam, fpu, 0.0)
@@ -146,17 +148,18 @@ def expand_node(ti, tf, tm, node, st, meta, row, has_row, sharpen, temperature, 
 
 @njit(cache=True)
 def select_leaves(ti, tf, tm, st0, meta0, root_hist, hist_len, want, c_puct, lam, fpu, n_vl,
-                  use_az, c_base, c_init, k_forced, komi, dead, utility, utility_scale,
-                  paths, lengths, sts, metas, hists, counts):
-    """`want` descents from the root with virtual loss; a two-pass leaf is scored by the rules
+                  use_az, c_base, c_init, k_forced, root_kids, komi, dead, utility,
+                  utility_scale, paths, lengths, sts, metas, hists, counts):
+    """`want` descents from the root with virtual loss, descent i into the root child
+    root_kids[i] where that is >= 0 (else by PUCT); a two-pass leaf is scored by the rules
     (the stones in `dead` off, engine.search.terminal) and backed up at once, a leaf met twice
     is dropped with its virtual loss undone. Returns m: the leaves kept fill rows [0, m)."""
     own = np.empty(st0.shape[1], dtype=np.int8)
     m = 0
-    for _ in range(want):
+    for i in range(want):
         path = paths[m]
         length = descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init,
-                         k_forced)
+                         k_forced, root_kids[i])
         sts[m, :, :] = st0
         metas[m, :] = meta0
         hists[m, :hist_len, :] = root_hist[:hist_len]

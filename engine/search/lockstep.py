@@ -47,7 +47,7 @@ class Lockstep:
         if not isinstance(search, ZeroSearch):
             raise ValueError("Lockstep runs Zero searches (no rollouts)")
         search.tree.prepare_root(game, color)
-        search.begin(game, color)
+        search.begin(game, color, budget=visits - root_visits(search))
         prune_root(search.tree, game, color)
         self.active[key] = _Run(search, visits, time.monotonic())
 

@@ -125,7 +125,8 @@ class MctsSearch:
     def chunk(self) -> int:
         return self.config.chunk
 
-    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None) -> None:
+    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None,
+              budget: int | None = None, seconds: float | None = None) -> None:
         st, meta = game.st.copy(), game.meta.copy()
         meta[B.M_TOPLAY] = color
         if color != game.to_play:

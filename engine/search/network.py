@@ -79,11 +79,24 @@ class NetSearchConfig:
     no_pass_before: int = 0        # the root's pass is pruned before this move number while
                                    # another move is there (Zero self-play: a side whose value
                                    # says it is lost cannot end the game in the opening)
+    gumbel: bool = False           # Zero (other modes ignore it): Gumbel AlphaZero's root (Danihelka et al. 2022):
+                                   # sequential halving over the top gumbel_k of g + logits, the
+                                   # move and improved policy from completed q (docs/algorithms.md
+                                   # §2.10); it replaces the Dirichlet noise. False: PUCT's root
+    gumbel_k: int = 16             # m, the most root moves considered (the paper's 16)
+    gumbel_c_visit: float = 50.0   # sigma(q) = (c_visit + max_b N(b)) c_scale q_hat (the paper's)
+    gumbel_c_scale: float = 1.0
+    gumbel_scale: float = 1.0      # the Gumbel noise's scale (mctx's gumbel_scale); 0: none, the
+                                   # m most probable moves and a deterministic choice
 
     def __post_init__(self):
         if self.c_puct is None:     # frozen: the mode's default set once, here
             object.__setattr__(self, "c_puct",
                                ZERO_C_PUCT if self.mode == "zero" else ALPHAGO_C_PUCT)
+        if self.gumbel_k < 1:
+            raise ValueError(f"gumbel_k must be at least 1, not {self.gumbel_k}")
+        if not (self.gumbel_c_visit >= 0 and self.gumbel_c_scale >= 0 and self.gumbel_scale >= 0):
+            raise ValueError("gumbel_c_visit, gumbel_c_scale and gumbel_scale must be >= 0")
 
 
 def network_for(evaluator: Evaluator | None, n: int) -> Evaluator | None:
@@ -227,7 +240,7 @@ class NetworkSearch:
 
     def _add_root_noise(self) -> None:
         cfg = self.config
-        if cfg.dirichlet_alpha <= 0:
+        if cfg.dirichlet_alpha <= 0 or cfg.gumbel:   # the Gumbel root's noise is its own
             return
         t = self.tree
         kids = t.children(t.root)
@@ -250,8 +263,10 @@ class NetworkSearch:
     def chunk(self) -> int:
         return self.config.batch_size
 
-    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None) -> None:
+    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None,
+              budget: int | None = None, seconds: float | None = None) -> None:
         cfg = self.config
+        self._limits = (budget, seconds)
         t = self.tree
         st0, meta0 = game.st.copy(), game.meta.copy()
         meta0[B.M_TOPLAY] = color
@@ -274,14 +289,18 @@ class NetworkSearch:
                                         cfg.value_komi)
         self._komi_shift = komi_shift(game.komi, self._value_komi, game.size, cfg.komi_scale)
         if t.ti[T.I_FIRST, t.root] < 0:
-            pos = Position(st0.copy(), meta0.copy(),
-                           [root_hist[i].copy() for i in range(hist_len)], game.size)
-            self._expand(t.root, st0, meta0, self._root_priors(pos))
-        self._heads = self._value_heads(Position(st0.copy(), meta0.copy(), [
-            root_hist[i].copy() for i in range(hist_len)], game.size), color)
+            self._expand(t.root, st0, meta0, self._root_priors(self._root_position()))
+        self._heads = self._value_heads(self._root_position(), color)
         self._add_root_noise()
         if game.move_number < cfg.no_pass_before:
             self._prune_root_pass()
+
+    def _root_position(self) -> Position:
+        """The root's position as the features see it (a copy: features may not change the
+        search's)."""
+        st0, meta0, root_hist, hist_len = self._root
+        return Position(st0.copy(), meta0.copy(), [root_hist[i].copy() for i in range(hist_len)],
+                        self._game.size)
 
     def _value_heads(self, pos: Position, color: int) -> tuple:
         """(ownership float[N, N] from Black's view, score lead for Black in points) from the
@@ -331,7 +350,8 @@ class NetworkSearch:
         counts = np.empty(want, dtype=np.int64)
         m = select_leaves(t.ti, t.tf, t.tm, st0, meta0, root_hist, hist_len, want, cfg.c_puct,
                           self._lam, cfg.fpu, cfg.n_vl, cfg.use_alphazero_c, cfg.c_base,
-                          cfg.c_init, cfg.forced_k, game.komi, self._dead,
+                          cfg.c_init, cfg.forced_k, self._root_children(want), game.komi,
+                          self._dead,
                           self._utility, self._utility_scale, paths, lengths, sts, metas, hists,
                           counts)
         if m == 0:
@@ -341,22 +361,35 @@ class NetworkSearch:
         self._prepare(batch)
         return batch
 
-    def finish(self, batch: LeafBatch, net: tuple, z=None) -> None:
-        """The second half of `step`: expand the batch's leaves that wait for it and back up
-        every leaf's value (and rollout z) (engine.search.leaves.finish_leaves); `net` =
-        (priors, values, scores) of its leaves."""
-        cfg = self.config
-        game, t = self._game, self.tree
-        moves_buf, priors_buf = self._bufs
-        priors, values, scores = net
-        m = batch.size
-        sign = np.where(batch.metas[:, B.M_TOPLAY] == B.BLACK, 1.0, -1.0)
+    def _root_children(self, want: int) -> np.ndarray:
+        """int64[want]: the root child each of a batch's descents goes to, -1 where PUCT
+        chooses (always, but for the Zero search's Gumbel root)."""
+        return np.full(want, -1, dtype=np.int64)
+
+    def _black_values(self, metas: np.ndarray, values, scores) -> tuple:
+        """(v_black, lead_black) float64[B] of positions whose network answered `values` (side to
+        move's view; None: zeros) and `scores`: the value moved to the game's komi, and the
+        score lead where the score utility is on (else zeros)."""
+        m = len(metas)
+        sign = np.where(metas[:, B.M_TOPLAY] == B.BLACK, 1.0, -1.0)
         v_black = np.zeros(m)
         if values is not None:
             v_black = value_at_komi(sign * values.astype(np.float64), self._komi_shift)
         lead = np.zeros(m)
         if self._utility:   # the score head learned at value_komi, as the value: moved to komi
-            lead = sign * scores.astype(np.float64) + self._value_komi - game.komi
+            lead = sign * scores.astype(np.float64) + self._value_komi - self._game.komi
+        return v_black, lead
+
+    def finish(self, batch: LeafBatch, net: tuple, z=None) -> None:
+        """The second half of `step`: expand the batch's leaves that wait for it and back up
+        every leaf's value (and rollout z) (engine.search.leaves.finish_leaves); `net` =
+        (priors, values, scores) of its leaves."""
+        cfg = self.config
+        t = self.tree
+        moves_buf, priors_buf = self._bufs
+        priors, values, scores = net
+        m = batch.size
+        v_black, lead = self._black_values(batch.metas, values, scores)
         finish_leaves(t.ti, t.tf, t.tm, batch.paths, batch.lengths, m, batch.sts, batch.metas,
                       batch.expand, priors if priors is not None else self._no_row[None],
                       priors is not None, self.sl_priors, cfg.policy_temperature, v_black,

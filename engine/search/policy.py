@@ -39,7 +39,8 @@ class PolicyPlayer:
         self.config = PolicyConfig(temperature=temperature)
         self._rng = np.random.default_rng(seed)
 
-    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None) -> None:
+    def begin(self, game, color, dead_at_terminals: np.ndarray | None = None,
+              budget: int | None = None, seconds: float | None = None) -> None:
         """The network's answer for the position (no two-pass endings to count)."""
         t0 = time.monotonic()
         pos = Position(game.st.copy(), game.meta.copy(), list(game.board_history), game.size)

@@ -33,12 +33,16 @@ class MoveStat:
 @dataclass
 class SearchResult:
     color: int
-    moves: list                    # MoveStat, most visited first
+    moves: list                    # MoveStat, the move to play first: the most visited (the
+                                   # Gumbel root: the halving's survivor), then by visits
     root_visits: int
     simulations: int               # run in this search (not counting reused ones)
     elapsed: float
     ownership_black: np.ndarray | None = None
     score_lead_black: float | None = None
+    improved_policy: np.ndarray | None = None  # Gumbel root (engine.search.gumbel): softmax(
+                                               # logits + sigma(completed q)), float32[N*N+1],
+                                               # Pos order, pass last; None: not a Gumbel search
 
     @property
     def best(self) -> MoveStat | None:
