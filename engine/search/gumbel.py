@@ -92,7 +92,8 @@ class GumbelRoot:
 
     def __init__(self, prior: np.ndarray, gumbel: np.ndarray, m: int, budget: int,
                  v_root: float, c_visit: float, c_scale: float):
-        self.prior = prior / prior.sum()
+        total = float(prior.sum())
+        self.prior = prior / total if total > 0 else np.full(len(prior), 1.0 / max(len(prior), 1))
         self.logits = np.log(np.maximum(self.prior, TINY))
         self.gumbel = gumbel
         self.m = max(1, min(m, len(prior)))
