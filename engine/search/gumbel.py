@@ -92,7 +92,8 @@ class GumbelRoot:
 
     def __init__(self, prior: np.ndarray, gumbel: np.ndarray, m: int, budget: int,
                  v_root: float, c_visit: float, c_scale: float):
-        self.prior = prior / prior.sum()
+        total = float(prior.sum())
+        self.prior = prior / total if total > 0 else np.full(len(prior), 1.0 / max(len(prior), 1))
         self.logits = np.log(np.maximum(self.prior, TINY))
         self.gumbel = gumbel
         self.m = max(1, min(m, len(prior)))
@@ -140,18 +141,22 @@ class GumbelRoot:
         return ok
 
     def pick(self, q: np.ndarray, visits: np.ndarray, new: np.ndarray, want: int) -> np.ndarray:
-        """int64[want]: the child each of a batch's `want` descents goes to, in order; `new` =
-        the visits of this search. The scores are the batch's start's (its leaves are evaluated
-        together), the visits count the batch's own descents."""
+        """int64[<= want]: the child each of a batch's descents goes to, in order; `visits` =
+        the tree's, `new` = those of this search. The scores are the batch's start's (its
+        leaves are evaluated together), the visits count the batch's own descents. The batch
+        ends before a second descent into a child not yet visited: that child is still a leaf,
+        and the batch would drop the descent (a leaf met twice)."""
         score = self.scores(q, visits)
         cnt = new.astype(np.int64).copy()
-        out = np.empty(want, dtype=np.int64)
-        for j in range(want):
+        out = []
+        for _ in range(want):
             ok = self._eligible(cnt, int(cnt.sum()), score)
             i = int(np.argmax(np.where(ok, score, -np.inf)))
-            out[j] = i
+            if visits[i] == 0 and cnt[i] > new[i]:
+                break
+            out.append(i)
             cnt[i] += 1
-        return out
+        return np.asarray(out, dtype=np.int64)
 
     def chosen(self, q: np.ndarray, visits: np.ndarray, new: np.ndarray) -> int:
         """The move to play: the best-scoring of the most visited considered children (the

@@ -60,9 +60,9 @@ class Lockstep:
             if left <= 0:
                 done.append((key, self._result(key)))
                 continue
-            want = min(r.search.chunk, left)
-            r.ran += want
-            batch = r.search.select(want)
+            root_kids = r.search.root_children(min(r.search.chunk, left))
+            r.ran += len(root_kids)
+            batch = r.search.select(len(root_kids), root_kids)
             if batch is not None:     # None: every descent ended at a terminal, backed up
                 waiting.setdefault(id(r.search.net), []).append((r.search, batch))
         for group in waiting.values():

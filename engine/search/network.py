@@ -326,18 +326,24 @@ class NetworkSearch:
         return self._value_heads(pos, game.to_play)[0]
 
     def step(self, want: int) -> int:
-        """One batch: `want` descents, one network call for their leaves, then the backups."""
-        batch = self.select(want)
+        """One batch: up to `want` descents (fewer where the Gumbel root ends a batch early),
+        one network call for their leaves, then the backups; returns the descents made."""
+        root_kids = self.root_children(want)
+        batch = self.select(len(root_kids), root_kids)
         if batch is not None:
             self.finish(batch, self._net_for(batch))
-        return want
+        return len(root_kids)
 
-    def select(self, want: int) -> LeafBatch | None:
-        """The first half of `step`: `want` descents from the root with virtual loss; terminals
-        are scored and backed up at once, a leaf met twice is dropped with its virtual loss
-        undone (engine.search.leaves.select_leaves); the others make the batch (None when none
-        is left). Its network answers go to `finish` (engine.search.lockstep runs several
-        searches' batches in one network call)."""
+    def select(self, want: int, root_kids: np.ndarray | None = None) -> LeafBatch | None:
+        """The first half of `step`: `want` descents from the root with virtual loss, descent i
+        into root child root_kids[i] where that is >= 0 (None: `root_children`, which may make
+        fewer); terminals are scored and backed up at once, a leaf met twice is dropped with its
+        virtual loss undone (engine.search.leaves.select_leaves); the others make the batch
+        (None when none is left). Its network answers go to `finish` (engine.search.lockstep
+        runs several searches' batches in one network call)."""
+        if root_kids is None:
+            root_kids = self.root_children(want)
+        want = len(root_kids)
         cfg = self.config
         game, t = self._game, self.tree
         st0, meta0, root_hist, hist_len = self._root
@@ -350,8 +356,7 @@ class NetworkSearch:
         counts = np.empty(want, dtype=np.int64)
         m = select_leaves(t.ti, t.tf, t.tm, st0, meta0, root_hist, hist_len, want, cfg.c_puct,
                           self._lam, cfg.fpu, cfg.n_vl, cfg.use_alphazero_c, cfg.c_base,
-                          cfg.c_init, cfg.forced_k, self._root_children(want), game.komi,
-                          self._dead,
+                          cfg.c_init, cfg.forced_k, root_kids, game.komi, self._dead,
                           self._utility, self._utility_scale, paths, lengths, sts, metas, hists,
                           counts)
         if m == 0:
@@ -361,9 +366,9 @@ class NetworkSearch:
         self._prepare(batch)
         return batch
 
-    def _root_children(self, want: int) -> np.ndarray:
-        """int64[want]: the root child each of a batch's descents goes to, -1 where PUCT
-        chooses (always, but for the Zero search's Gumbel root)."""
+    def root_children(self, want: int) -> np.ndarray:
+        """int64[<= want]: the root child each of a batch's descents goes to, -1 where PUCT
+        chooses (always, but for the Zero search's Gumbel root, which may end a batch early)."""
         return np.full(want, -1, dtype=np.int64)
 
     def _black_values(self, metas: np.ndarray, values, scores) -> tuple:

@@ -119,12 +119,12 @@ class ZeroSearch(NetworkSearch):
             self._gumbel = (root, kids, t.ti[T.I_N, kids].astype(np.int64))
         return self._gumbel
 
-    def _root_children(self, want: int) -> np.ndarray:
+    def root_children(self, want: int) -> np.ndarray:
         if not self.config.gumbel:
-            return super()._root_children(want)
+            return super().root_children(want)
         root, kids, before = self._gumbel_root()
         if len(kids) == 0:
-            return super()._root_children(want)
+            return super().root_children(want)
         q, visits = self._root_stats(kids)
         return kids[root.pick(q, visits, visits - before, want)]
 
