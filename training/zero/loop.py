@@ -9,7 +9,8 @@
 Generation g (1, 2, ...):
 
 1. self-play: `--games` games of the best network against itself through the engine's Zero search
-   (`training.zero.selfplay`: root noise, the opening sampled, resignation) on the workers
+   (`training.zero.selfplay`: root noise, the opening sampled, resignation; with `--gumbel` the
+   Gumbel root search, its survivor played and its improved policy the target) on the workers
    (`training.workers.pool`), each job's games written as one shard (`training.zero.shards`), at
    `--komi`, or with `--fair-komi` at the komi at which Black would have won half of the previous
    generation's games (`next_komi`);

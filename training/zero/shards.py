@@ -10,7 +10,7 @@ Layout of a shard (np.savez_compressed; P positions, G games):
 | array        | dtype   | shape      | meaning                                                 |
 |--------------|---------|------------|---------------------------------------------------------|
 | x            | uint8   | [P, L]     | packed zero17 planes before each recorded move          |
-| pi           | float16 | [P, N*N+1] | root visit distribution (Pos order, pass last)          |
+| pi           | float16 | [P, N*N+1] | root visit distribution, or the Gumbel search's improved policy (Pos order, pass last) |
 | z            | int8    | [P]        | outcome for the side to move: +1, -1, 0 (draw)          |
 | q            | float16 | [P]        | the search's value for the side to move, in [-1, 1]     |
 | ply          | int16   | [P]        | the move number of each position in its game            |
