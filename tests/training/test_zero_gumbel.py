@@ -138,8 +138,13 @@ def test_gating_jobs_stay_puct_and_self_play_has_no_dirichlet_noise(tmp_path):
     assert not gating.config.gumbel
 
 
-def test_gumbel_with_forced_playouts_is_a_usage_error(tmp_path):
+@pytest.mark.parametrize("option, value", [("--forced-playouts", "2"),
+                                           ("--dirichlet-alpha", "0.1"),
+                                           ("--dirichlet-eps", "0.5"),
+                                           ("--sampled-moves", "4")])
+def test_puct_exploration_options_with_gumbel_are_a_usage_error(tmp_path, option, value):
+    """They would have no effect on the Gumbel searches: the command says so instead."""
     result = CliRunner().invoke(zero_command, ["--out", str(tmp_path / "run"), "--size", "5",
-                                               "--gumbel", "--forced-playouts", "2"])
-    assert result.exit_code == 2 and "--forced-playouts" in result.output
+                                               "--gumbel", option, value])
+    assert result.exit_code == 2 and option in result.output and "--gumbel" in result.output
     assert not (tmp_path / "run").exists()

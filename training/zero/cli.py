@@ -11,6 +11,7 @@ games (training.zero.grow).
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import click
@@ -34,6 +35,21 @@ def check_heads(ctx, param, value: str) -> str:
     """--heads as given, once head_flags has read it (a bad name is a usage error)."""
     head_flags(value)
     return value
+
+
+PUCT_EXPLORATION = {"forced_playouts": "--forced-playouts", "dirichlet_alpha": "--dirichlet-alpha",
+                    "dirichlet_eps": "--dirichlet-eps", "sampled_moves": "--sampled-moves"}
+
+
+def check_gumbel(cfg: ZeroConfig) -> None:
+    """--gumbel explores by its own sampling of the root's moves: the PUCT self-play's root noise,
+    forced playouts and sampled opening moves have no effect there, so setting one is a usage
+    error rather than a silent no-op."""
+    values, defaults = asdict(cfg), asdict(D)
+    given = [flag for name, flag in PUCT_EXPLORATION.items() if values[name] != defaults[name]]
+    if given:
+        raise click.UsageError(f"{', '.join(given)}: PUCT self-play's exploration; --gumbel "
+                               f"explores by its own sampling (leave them at their defaults)")
 
 
 @click.command("zero")
@@ -177,9 +193,8 @@ def zero_command(out, init, resume, workers, ray_address, ref_every, ref_games, 
         raise click.UsageError("--gate-min is above --gate-max")
     if cfg.fast_visits >= cfg.visits:
         raise click.UsageError("--fast-visits must be below --visits (the full searches)")
-    if cfg.gumbel and cfg.forced_playouts > 0:
-        raise click.UsageError("--forced-playouts is PUCT's root exploration; --gumbel explores "
-                               "by its own sampling (leave --forced-playouts at 0)")
+    if cfg.gumbel:
+        check_gumbel(cfg)
     pool = WorkerPool(workers, ray_address)
     try:
         ZeroRun(cfg, out, init, pool, resume, log=click.echo, reference=reference).run()
