@@ -4,8 +4,7 @@ without its games to resume elsewhere (training.zero.snapshot), and a bigger net
 games (training.zero.grow).
 
     engine-train zero --size 9 --out runs/zero9 --init-from checkpoints/zero-cpu.pt
-    engine-train zero --size 19 --out runs/zero19g --init-from checkpoints/zero-cpu.pt --gumbel \
-        --simulations 16
+    engine-train zero --size 19 --out runs/z19 --init-from checkpoints/zero-cpu.pt --gumbel
     engine-train zero-reference --run runs/zero9
     engine-train zero-snapshot --run runs/zero9 --out checkpoints/zero9
     engine-train zero-grow --run runs/zero9 --blocks 10 --filters 64 --out runs/zero9-grown
