@@ -202,7 +202,9 @@ def _net_config(cfg: EngineConfig, mode: str):
                                    ("policy_temperature", cfg.policy_temperature),
                                    ("rollout_threads", cfg.rollout_threads),
                                    ("value_komi", cfg.value_komi), ("komi_scale", cfg.komi_scale),
-                                   ("score_utility", cfg.score_utility))
+                                   ("score_utility", cfg.score_utility),
+                                   ("dynamic_score_utility", cfg.dynamic_score_utility),
+                                   ("dynamic_score_scale", cfg.dynamic_score_scale))
                  if v is not None}
     return NetSearchConfig(mode=mode, **overrides)
 

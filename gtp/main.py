@@ -79,9 +79,18 @@ def _finite(ctx, param, value):
               help="Network searches: logistic scale of the final score in points per board "
                    "line, for that move (default 0.45; 0 leaves the win rate at the learned komi).")
 @click.option("--score-utility", type=click.FloatRange(min=0), default=None, callback=_finite,
-              help="Zero search with a net that has a score head: weight of KataGo's static "
-                   "score utility, (v + F (2/pi) atan(score / N)) / (1 + F) (default 0: the win "
-                   "rate alone).")
+              help="Network searches: weight F of KataGo's static score utility, (v + F (2/pi) "
+                   "atan(score / N)) / (1 + F), with the rollouts' final margins (AlphaGo) and "
+                   "the score head's leads where the net has one (default 0: the win rate "
+                   "alone; KataGo 0.1).")
+@click.option("--dynamic-score-utility", type=click.FloatRange(min=0), default=None,
+              callback=_finite,
+              help="Network searches: weight of KataGo's dynamic score utility, the same term "
+                   "centred on the score the root expects, so that far ahead a safer win still "
+                   "counts for more (default 0: off; KataGo 0.3).")
+@click.option("--dynamic-score-scale", type=click.FloatRange(min=0, min_open=True), default=None,
+              callback=_finite,
+              help="The dynamic score utility's scale in board sides (default 0.75, KataGo's).")
 @click.option("--ponder/--no-ponder", default=False, show_default=True,
               help="Think on the opponent's time (stops at once on any input; keeps the tree).")
 @click.option("--lag-margin", type=click.FloatRange(min=0), default=None,
@@ -137,7 +146,8 @@ def _finite(ctx, param, value):
                    "first move, the rest after it, with a second process where the cache is "
                    "empty.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, value_komi, komi_scale, score_utility, ponder, lag_margin, lag_unreported,
+        rollout_threads, value_komi, komi_scale, score_utility, dynamic_score_utility,
+        dynamic_score_scale, ponder, lag_margin, lag_unreported,
         model_dir, model_precision, policy_file, value_file, zero_file, playouts, visits,
         time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
@@ -160,6 +170,8 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           policy_temperature=policy_temperature,
                           rollout_threads=rollout_threads, value_komi=value_komi,
                           komi_scale=komi_scale, score_utility=score_utility,
+                          dynamic_score_utility=dynamic_score_utility,
+                          dynamic_score_scale=dynamic_score_scale,
                           lag_margin=lag_margin, lag_unreported=lag_unreported,
                           ponder=ponder)
     if config.search == "auto":
