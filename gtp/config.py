@@ -41,7 +41,9 @@ class EngineConfig:
     rollout_threads: int | None = None
     value_komi: float | None = None   # NetSearchConfig.value_komi / komi_scale
     komi_scale: float | None = None
-    score_utility: float | None = None   # NetSearchConfig.score_utility (Zero, score head)
+    score_utility: float | None = None   # NetSearchConfig.score_utility and the dynamic
+    dynamic_score_utility: float | None = None  # score utility's weight and scale
+    dynamic_score_scale: float | None = None
     gumbel: bool = False              # NetSearchConfig.gumbel: the Zero search's Gumbel root
     gumbel_k: int | None = None       # NetSearchConfig.gumbel_k
     lag_margin: float | None = None   # TimeConfig.lag_margin

@@ -203,6 +203,8 @@ def _net_config(cfg: EngineConfig, mode: str):
                                    ("rollout_threads", cfg.rollout_threads),
                                    ("value_komi", cfg.value_komi), ("komi_scale", cfg.komi_scale),
                                    ("score_utility", cfg.score_utility),
+                                   ("dynamic_score_utility", cfg.dynamic_score_utility),
+                                   ("dynamic_score_scale", cfg.dynamic_score_scale),
                                    ("gumbel_k", cfg.gumbel_k))
                  if v is not None}
     if cfg.gumbel:      # the AlphaGo search (--search auto's other sizes) ignores it

@@ -80,9 +80,18 @@ def _finite(ctx, param, value):
               help="Network searches: logistic scale of the final score in points per board "
                    "line, for that move (default 0.45; 0 leaves the win rate at the learned komi).")
 @click.option("--score-utility", type=click.FloatRange(min=0), default=None, callback=_finite,
-              help="Zero search with a net that has a score head: weight of KataGo's static "
-                   "score utility, (v + F (2/pi) atan(score / N)) / (1 + F) (default 0: the win "
-                   "rate alone).")
+              help="Network searches: weight F of KataGo's static score utility, (v + F (2/pi) "
+                   "atan(score / N)) / (1 + F), with the rollouts' final margins (AlphaGo) and "
+                   "the score head's leads where the net has one (default 0: the win rate "
+                   "alone; KataGo 0.1).")
+@click.option("--dynamic-score-utility", type=click.FloatRange(min=0), default=None,
+              callback=_finite,
+              help="Network searches: weight of KataGo's dynamic score utility, the same term "
+                   "centred on the score the root expects, so that far ahead a safer win still "
+                   "counts for more (default 0: off; KataGo 0.3).")
+@click.option("--dynamic-score-scale", type=click.FloatRange(min=0, min_open=True), default=None,
+              callback=_finite,
+              help="The dynamic score utility's scale in board sides (default 0.75, KataGo's).")
 @click.option("--gumbel", is_flag=True, default=False,
               help="Zero search (also --search auto on the sizes it plays): Gumbel AlphaZero's "
                    "root, sequential halving over the --gumbel-k moves of highest Gumbel noise + "
@@ -144,8 +153,8 @@ def _finite(ctx, param, value):
                    "first move, the rest after it, with a second process where the cache is "
                    "empty.")
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
-        rollout_threads, value_komi, komi_scale, score_utility, gumbel, gumbel_k, ponder,
-        lag_margin, lag_unreported,
+        rollout_threads, value_komi, komi_scale, score_utility, dynamic_score_utility,
+        dynamic_score_scale, gumbel, gumbel_k, ponder, lag_margin, lag_unreported,
         model_dir, model_precision, policy_file, value_file, zero_file, playouts, visits,
         time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
@@ -168,6 +177,8 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           policy_temperature=policy_temperature,
                           rollout_threads=rollout_threads, value_komi=value_komi,
                           komi_scale=komi_scale, score_utility=score_utility,
+                          dynamic_score_utility=dynamic_score_utility,
+                          dynamic_score_scale=dynamic_score_scale,
                           gumbel=gumbel, gumbel_k=gumbel_k,
                           lag_margin=lag_margin, lag_unreported=lag_unreported,
                           ponder=ponder)

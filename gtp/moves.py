@@ -133,6 +133,10 @@ PARAM_ALIASES = {
     "maxPlayouts": "playouts",
     "maxTime": "fixed_time_per_move",
     "cpuctExploration": "c_puct",
+    "staticScoreUtilityFactor": "score_utility",
+    "dynamicScoreUtilityFactor": "dynamic_score_utility",
+    "dynamicScoreCenterScale": "dynamic_score_scale",
+    "dynamicScoreCenterZeroWeight": "dynamic_score_zero_weight",
     "lambda": "lam",
 }
 

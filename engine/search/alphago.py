@@ -7,6 +7,13 @@ network's v, backed up separately into (W_r, N_r) and (W_v, N_v); Q mixes them a
 reach `n_thr`, with heuristic priors at once, replaced by the SL policy's (softmax temperature
 0.67) when the network answers (same batch).
 
+With a score utility (`score_utility`, `dynamic_score_utility`; docs/algorithms.md §2.3) each
+leaf's rollout counts by the utility of its result and final margin, and its value by that of
+the value and the value network's score lead where the network has a score head (the value
+alone where it has none); the win rates reported stay the results' (engine.search.network).
+The reported score leads, the root's and each move's, are the rollouts' mean margins and the
+value network's mean leads mixed by lambda.
+
 The rollouts of a batch run in numba (GIL released) while onnxruntime evaluates the batch in
 another thread. With `rollout_threads` > 1 the batch's rollouts are split over that many threads,
 so that a core the network leaves idle (lambda = 1, or a network faster than the rollouts) runs
@@ -30,10 +37,11 @@ from goengine.engine.search.network import (LeafBatch, NetSearchConfig, NetworkS
 
 @njit(cache=True, nogil=True)
 def rollouts(sts, metas, count, komi, max_moves, own_acc, rollout_tab, use_policy):
-    """z from black's view for `count` leaf boards (modified), by the fast rollout policy (when
-    `use_policy`) or the heuristic playout policy; the final ownership of each (+1 black,
-    -1 white) is added to own_acc."""
+    """(z, margin) from black's view for `count` leaf boards (modified), by the fast rollout
+    policy (when `use_policy`) or the heuristic playout policy: each game's result and its final
+    score less komi; the final ownership of each (+1 black, -1 white) is added to own_acc."""
     out = np.zeros(count, dtype=np.float64)
+    margin = np.zeros(count, dtype=np.float64)
     amaf = np.zeros(sts.shape[2], dtype=np.int8)
     for i in range(count):
         if use_policy:
@@ -42,12 +50,13 @@ def rollouts(sts, metas, count, komi, max_moves, own_acc, rollout_tab, use_polic
             score, own = playout(sts[i], metas[i], max_moves, amaf)
         d = score - komi
         out[i] = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
+        margin[i] = d
         for p in range(own.shape[0]):
             if own[p] == 1:
                 own_acc[p] += 1.0
             elif own[p] == 2:
                 own_acc[p] -= 1.0
-    return out
+    return out, margin
 
 
 class _RolloutHelper:
@@ -92,8 +101,9 @@ class _RolloutHelper:
             sts, metas, count, komi, max_moves, area, use_policy = self._job
             try:
                 own = np.zeros(area, dtype=np.float64)
-                z = rollouts(sts, metas, count, komi, max_moves, own, self.tables, use_policy)
-                self._out, self._error = (z, own), None
+                z, margin = rollouts(sts, metas, count, komi, max_moves, own, self.tables,
+                                     use_policy)
+                self._out, self._error = (z, margin, own), None
             except Exception as exc:  # handed to the search thread by result()
                 self._out, self._error = None, exc
             self._done.set()
@@ -106,6 +116,7 @@ class AlphaGoSearch(NetworkSearch):
 
     name = "alphago"
     sl_priors = True
+    tree_scores = True
 
     def __init__(self, config: NetSearchConfig, policy: Evaluator | None = None,
                  value: Evaluator | None = None, policy_features: str = "alphago48",
@@ -121,7 +132,7 @@ class AlphaGoSearch(NetworkSearch):
         # others, read from its metadata when a game begins (`_configure`)
         self.policy_features, self.value_features = policy_features, value_features
         self._pf, self._vf, self._shared = policy_features, value_features, False
-        self._use_rollouts = self._use_value = False
+        self._use_value = False
         self._own_acc, self._own_n = np.zeros(0), 0     # the rollouts' ownership sums
 
     def _configure(self, game) -> None:
@@ -131,8 +142,14 @@ class AlphaGoSearch(NetworkSearch):
         self._use_rollouts = cfg.lam > 0 or self.value is None
         self._use_value = self.value is not None and cfg.lam < 1
         self._lam = 1.0 if self.value is None else cfg.lam
+        value = network_for(self.value, game.size)
+        self._value_leads = self._use_value and value.has_score
+        self._utility = cfg.score_utility    # the rollouts' margins give every leaf a score
         self._own_acc = np.zeros(game.st.shape[1], dtype=np.float64)
         self._own_n = 0
+
+    def _dynamic_weight(self) -> float:
+        return self.config.dynamic_score_utility
 
     def _features_for(self, size: int) -> None:
         """The feature sets of the networks that answer `size` x `size` boards, and whether one
@@ -152,15 +169,16 @@ class AlphaGoSearch(NetworkSearch):
 
     # ---- evaluation ---------------------------------------------------------------------------
     def _evaluate(self, positions, need_policy, need_value) -> tuple:
-        """(priors [B, N*N+1] or None, value_stm [B] or None, None) for the leaf positions: the
-        priors of those flagged in `need_policy`, the values of all when `need_value`."""
+        """(priors [B, N*N+1] or None, value_stm [B] or None, score [B] or None) for the leaf
+        positions: the priors of those flagged in `need_policy`, the values (and the score
+        head's leads, where the value network has one) of all when `need_value`."""
         t0 = time.perf_counter()
-        priors = values = None
+        priors = values = scores = None
         if need_value and self._one_net():
             # one dual-head network fills both roles: a single call gives every leaf its value
             # and the expanding leaves their priors (the others' rows go unused)
             ev = run_network(self.value, features(positions, self._vf), _metas(positions))
-            priors, values = ev.priors, ev.value_stm
+            priors, values, scores = ev.priors, ev.value_stm, ev.score
         else:
             if self.policy is not None and need_policy.any():
                 sel = [p for p, f in zip(positions, need_policy) if f]
@@ -168,10 +186,10 @@ class AlphaGoSearch(NetworkSearch):
                 priors = np.zeros((len(positions), pr.shape[1]), dtype=np.float32)
                 priors[need_policy] = pr
             if need_value and self.value is not None:
-                values = run_network(self.value, features(positions, self._vf),
-                                     _metas(positions)).value_stm
+                ev = run_network(self.value, features(positions, self._vf), _metas(positions))
+                values, scores = ev.value_stm, ev.score
         self._timed(t0, len(positions))
-        return priors, values, None
+        return priors, values, scores
 
     def _root_priors(self, pos: Position) -> np.ndarray | None:
         if self.policy is None:
@@ -213,17 +231,17 @@ class AlphaGoSearch(NetworkSearch):
             worker = threading.Thread(target=run_net)
             worker.start()
         m = batch.size
-        z = self._rollouts(batch.sts.copy(), batch.metas.copy(), m, self._game.komi,
-                           self._max_moves)
+        z, margin = self._rollouts(batch.sts.copy(), batch.metas.copy(), m, self._game.komi,
+                                   self._max_moves)
         self._own_n += m
         if worker is not None:
             worker.join()
-        self.finish(batch, result.get("net", (None, None, None)), z)
+        self.finish(batch, result.get("net", (None, None, None)), z, margin)
         return want
 
     def _rollouts(self, sts, metas, m, komi, max_moves) -> np.ndarray:
-        """z (black's view) for the m leaf boards; the first share runs here, the others on the
-        helper threads (each with its own pattern cache and ownership sums)."""
+        """(z, margin) (black's view) for the m leaf boards; the first share runs here, the
+        others on the helper threads (each with its own pattern cache and ownership sums)."""
         k = max(1, min(self.config.rollout_threads, m))
         while len(self._helpers) < k - 1:
             self._helpers.append(_RolloutHelper(self._rollout_pol.new_tables(),
@@ -234,14 +252,14 @@ class AlphaGoSearch(NetworkSearch):
         for h, lo, hi in shares:
             h.submit(sts[lo:hi], metas[lo:hi], hi - lo, komi, max_moves, self._own_acc.shape[0],
                      use_policy)
-        z = np.empty(m, dtype=np.float64)
+        z, margin = np.empty(m, dtype=np.float64), np.empty(m, dtype=np.float64)
         first = bounds[1]
-        z[:first] = rollouts(sts[:first], metas[:first], first, komi, max_moves, self._own_acc,
-                             self._rollout_tab, use_policy)
+        z[:first], margin[:first] = rollouts(sts[:first], metas[:first], first, komi, max_moves,
+                                             self._own_acc, self._rollout_tab, use_policy)
         for h, lo, hi in shares:
-            z[lo:hi], own = h.result()
+            z[lo:hi], margin[lo:hi], own = h.result()
             self._own_acc += own
-        return z
+        return z, margin
 
     def _rollout_ownership(self, size: int) -> np.ndarray | None:
         if self._own_n == 0:    # lambda 0: no rollouts

@@ -92,16 +92,34 @@ def candidate_moves(st, meta, moves):
     return k + 1
 
 
+# the score utility's settings, a float64 row (engine.search.network.utility_row)
+U_STATIC, U_SCALE, U_DYNAMIC, U_CENTRE, U_DSCALE = range(5)
+
+
 @njit(cache=True)
-def score_utility(v_black, lead_black, weight, scale):
-    """KataGo's static score utility of a leaf, Black's view: (v + weight (2/pi) atan(lead /
-    scale)) / (1 + weight), v itself when the weight is 0. The division keeps it in [-1, 1], the
+def utility_on(util):
+    """Whether the row `util` adds any score term to the leaves' utilities."""
+    return util[U_STATIC] != 0.0 or util[U_DYNAMIC] != 0.0
+
+
+@njit(cache=True)
+def score_utility(v_black, lead_black, util):
+    """KataGo's score utility of a leaf, Black's view: (v + F_s (2/pi) atan(lead / scale_s)
+    + F_d (2/pi) atan((lead - centre) / scale_d)) / (1 + F_s + F_d), v itself when both weights
+    are 0. The static term is centred on 0, the dynamic one on the score the root expects (in
+    Black's view: the same curve read by either colour), so that far ahead (or behind) the
+    utility still tells a safer lead from a riskier one. The division keeps it in [-1, 1], the
     range Q, virtual loss and fpu assume; a clamp would instead erase the difference between two
     sure wins, which is what the utility is for."""
-    if weight == 0.0:
+    weight = util[U_STATIC]
+    dyn = util[U_DYNAMIC]
+    if weight == 0.0 and dyn == 0.0:
         return v_black
-    s = (2.0 / np.pi) * np.arctan(lead_black / scale)
-    return (v_black + weight * s) / (1.0 + weight)
+    s = (2.0 / np.pi) * np.arctan(lead_black / util[U_SCALE])
+    if dyn == 0.0:
+        return (v_black + weight * s) / (1.0 + weight)
+    d = (2.0 / np.pi) * np.arctan((lead_black - util[U_CENTRE]) / util[U_DSCALE])
+    return (v_black + weight * s + dyn * d) / (1.0 + weight + dyn)
 
 
 @njit(cache=True)
@@ -148,8 +166,8 @@ def expand_node(ti, tf, tm, node, st, meta, row, has_row, sharpen, temperature, 
 
 @njit(cache=True)
 def select_leaves(ti, tf, tm, st0, meta0, root_hist, hist_len, want, c_puct, lam, fpu, n_vl,
-                  use_az, c_base, c_init, k_forced, root_kids, komi, dead, utility,
-                  utility_scale, paths, lengths, sts, metas, hists, counts):
+                  use_az, c_base, c_init, k_forced, root_kids, komi, dead, util, paths, lengths,
+                  sts, metas, hists, counts):
     """`want` descents from the root with virtual loss, descent i into the root child
     root_kids[i] where that is >= 0 (else by PUCT); a two-pass leaf is scored by the rules
     (the stones in `dead` off, engine.search.terminal) and backed up at once, a leaf met twice
@@ -167,8 +185,13 @@ def select_leaves(ti, tf, tm, st0, meta0, root_hist, hist_len, want, c_puct, lam
         if terminal:
             d = judged_area_ownership(sts[m], metas[m], dead, own) - komi
             z = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)
-            T.backup(ti, tf, path, length, z, True, score_utility(z, d, utility, utility_scale),
-                     True, n_vl)
+            if utility_on(util):    # the rules' result as both a rollout's and a value's
+                u = score_utility(z, d, util)
+                T.backup(ti, tf, path, length, u, True, u, True, n_vl)
+                T.add_sums(ti, tf, path, length, T.F_ZR, z, True, T.F_ZV, z, True)
+            else:
+                T.backup(ti, tf, path, length, z, True, z, True, n_vl)
+            T.add_sums(ti, tf, path, length, T.F_SR, d, True, T.F_SV, d, True)
             continue
         leaf = path[length - 1]
         seen = False
@@ -187,25 +210,33 @@ def select_leaves(ti, tf, tm, st0, meta0, root_hist, hist_len, want, c_puct, lam
 
 @njit(cache=True)
 def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_rows, sharpen,
-                  temperature, v_black, has_value, z, has_z, lead_black, utility, utility_scale,
+                  temperature, v_black, has_value, z, margin, has_z, lead_black, has_lead, util,
                   n_vl, moves, priors):
     """Expand the leaves flagged in `expand` (their network rows when `has_rows`) and back up
-    every leaf: with a score utility, the value to the rollout sums and the utility to Q's
-    (engine.search.network's docstring); else the rollout result z (when `has_z`) and the value
-    (when `has_value`), all from Black's view."""
+    every leaf, all from Black's view: the rollout result z and its final margin (when `has_z`),
+    the value (when `has_value`) and the value network's score lead (when `has_lead`). With a
+    score utility (`util`) Q's sums get the rollout's utility of (z, margin) and the value's of
+    (v, lead) (v alone where the network has no lead), and the win/loss results go to the Z
+    sums the win rates are reported from; the margins and leads go to the score sums."""
+    on = utility_on(util)
     for j in range(m):
         length = lengths[j]
         path = paths[j]
         if expand[j]:
             expand_node(ti, tf, tm, path[length - 1], sts[j], metas[j], rows[j], has_rows,
                         sharpen, temperature, moves, priors)
-        if utility != 0.0:
-            u = score_utility(v_black[j], lead_black[j], utility, utility_scale)
-            T.backup(ti, tf, path, length, v_black[j], True, u, True, n_vl)
+        if on:
+            ur = score_utility(z[j], margin[j], util) if has_z else 0.0
+            uv = score_utility(v_black[j], lead_black[j], util) if has_lead else v_black[j]
+            T.backup(ti, tf, path, length, ur, has_z, uv, has_value, n_vl)
+            T.add_sums(ti, tf, path, length, T.F_ZR, z[j], has_z, T.F_ZV, v_black[j], has_value)
         else:
             T.backup(ti, tf, path, length, z[j] if has_z else 0.0, has_z, v_black[j],
                      has_value, n_vl)
+        T.add_sums(ti, tf, path, length, T.F_SR, margin[j], has_z, T.F_SV, lead_black[j],
+                   has_lead)
 
 
-__all__ = ["HISTORY", "apply_path", "candidate_moves", "descend", "expand_node", "fill_priors",
-           "finish_leaves", "score_utility", "select_leaves"]
+__all__ = ["HISTORY", "U_CENTRE", "U_DSCALE", "U_DYNAMIC", "U_SCALE", "U_STATIC", "apply_path",
+           "candidate_moves", "descend", "expand_node", "fill_priors", "finish_leaves",
+           "score_utility", "select_leaves", "utility_on"]

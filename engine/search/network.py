@@ -12,11 +12,13 @@ leaf evaluation. Notation and defaults from docs/algorithms.md §2. A simulation
 3. the leaf is evaluated as the search does it (AlphaGo: rollouts and the value network, mixed
    by lambda; Zero: the dual-head network alone) and expanded with the policy's priors. A
    terminal leaf (two passes) is scored by the rules, with the stones the Player judged dead
-   taken off (engine.search.terminal). With a score utility (Zero, a network with a score head,
-   `score_utility` > 0: KataGo's static score utility) the tree's Q holds the utility
-   v + score_utility (2/pi) atan(score / scale) of every leaf (the rules' score at a terminal),
-   divided by 1 + score_utility, while the value alone goes to the tree's other sums (the
-   rollouts' W_r, N_r, unused at lambda 0), from which the win rates are reported.
+   taken off (engine.search.terminal). With a score utility (`score_utility` and
+   `dynamic_score_utility`: KataGo's static and dynamic score utilities,
+   engine.search.leaves.score_utility) the tree's Q sums hold the utility of every leaf's
+   result and score: a rollout's z and final margin, the value and the network's score lead (the
+   value alone where the network has no score head), the rules' result and score at a terminal;
+   the win/loss results go to the Z sums, from which the win rates are reported. The dynamic
+   term is centred on the score the root expects, set at each search's `begin`.
 4. A batch of `batch_size` simulations shares one network call. A leaf met twice in one batch is
    dropped the second time (its virtual loss undone).
 
@@ -37,7 +39,8 @@ from goengine.engine.playout import seed as playout_seed
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
 from goengine.engine.search.komi import KOMI_SCALE, komi_shift, learned_komi, value_at_komi
-from goengine.engine.search.leaves import HISTORY, expand_node, finish_leaves, select_leaves
+from goengine.engine.search.leaves import (HISTORY, expand_node, finish_leaves, select_leaves,
+                                           utility_on)
 from goengine.engine.search.result import SearchResult, summarize_root
 from goengine.engine.search.terminal import terminal_mask
 
@@ -69,10 +72,16 @@ class NetSearchConfig:
     value_komi: float | None = None  # the komi the value network learned at; None: what its
                                      # file says, else 7.5 (engine.search.komi.learned_komi)
     komi_scale: float = KOMI_SCALE  # logistic scale of the final score, points per board line
-    score_utility: float = 0.0     # Zero: weight of the score in a leaf's utility (KataGo's
-                                   # static score utility, 0.1 there beside a dynamic 0.3); 0: off
-    score_utility_scale: float = 0.0  # points of score at which atan reaches pi/4; 0: the board
-                                      # side N (KataGo's sqrt of the board area)
+    score_utility: float = 0.0     # weight of the score in a leaf's utility, centred on 0
+                                   # (KataGo's static score utility: 0.1); 0: off
+    score_utility_scale: float = 0.0  # points of score at which its atan reaches pi/4; 0: the
+                                      # board side N (KataGo's: 2 N)
+    dynamic_score_utility: float = 0.0  # weight of the score centred on the root's expected
+                                        # score (KataGo's dynamic score utility: 0.3); 0: off
+    dynamic_score_scale: float = 0.75   # its atan's scale, and how far its centre may lie from
+                                        # the expected score, in board sides N (KataGo: 0.75)
+    dynamic_score_zero_weight: float = 0.2  # the centre is the expected score moved this share
+                                            # of the way to 0 (KataGo: 0.2)
     forced_k: float = 0.0          # Zero self-play: KataGo's forced playouts at the root,
                                    # sqrt(k P N) per child (KataGo: 2), taken back from the
                                    # policy target (tree.pruned_visits); 0: off
@@ -97,6 +106,13 @@ class NetSearchConfig:
             raise ValueError(f"gumbel_k must be at least 1, not {self.gumbel_k}")
         if not (self.gumbel_c_visit >= 0 and self.gumbel_c_scale >= 0 and self.gumbel_scale >= 0):
             raise ValueError("gumbel_c_visit, gumbel_c_scale and gumbel_scale must be >= 0")
+
+
+def utility_row(static: float, scale: float, dynamic: float, centre: float,
+                dynamic_scale: float) -> np.ndarray:
+    """float64[5]: the score utility's settings as engine.search.leaves.score_utility reads
+    them (Black's view; scales in points)."""
+    return np.array([static, scale, dynamic, centre, dynamic_scale], dtype=np.float64)
 
 
 def network_for(evaluator: Evaluator | None, n: int) -> Evaluator | None:
@@ -169,6 +185,9 @@ class NetworkSearch:
     search = run
     sl_priors = False   # the network's priors as AlphaGo's SL policy's: sharpened, pass fixed
                         # (engine.search.leaves.fill_priors)
+    tree_scores = False  # the reported score leads, the root's and each move's, come from the
+                         # tree's score sums (where its leaves have scores), not the root's
+                         # score head alone
 
     def __init__(self, config: NetSearchConfig, seed: int | None = None):
         self.config = config
@@ -178,7 +197,10 @@ class NetworkSearch:
         self.evaluations = 0
         self._heads = (None, None)      # the head network's answer at the root (`_value_heads`)
         self._lam = 0.0                 # the rollouts' weight in Q (engine.search.tree)
-        self._utility, self._utility_scale = 0.0, 1.0   # the score utility's, set by `begin`
+        self._utility = 0.0             # the static score utility's weight (`_configure`)
+        self._util = utility_row(0.0, 1.0, 0.0, 0.0, 1.0)   # leaves.score_utility's, by `begin`
+        self._value_leads = False       # whether the leaves' values come with a score lead
+        self._use_rollouts = False      # whether the leaves get rollouts (`_configure`)
         # numba's generator on this thread (the rollouts'), seeded by every network search: a
         # seed's root noise comes after this draw, as it always has
         playout_seed(int(self._rng.integers(2**31)))
@@ -197,7 +219,13 @@ class NetworkSearch:
 
     # ---- what the subclasses say --------------------------------------------------------------
     def _configure(self, game) -> None:
-        """Ready the search's own settings for `game` (lambda, score utility, planes)."""
+        """Ready the search's own settings for `game` (lambda, `_utility`, `_value_leads`,
+        planes)."""
+        raise NotImplementedError
+
+    def _dynamic_weight(self) -> float:
+        """The dynamic score utility's weight in the game begun (0 where the search has no
+        score for its leaves)."""
         raise NotImplementedError
 
     def _head_net(self, size: int) -> tuple:
@@ -283,7 +311,6 @@ class NetworkSearch:
         self._bufs = (moves_buf, priors_buf)
         self._no_row = np.zeros(1, dtype=np.float32)    # a row for kernels that take none
         self._dead = terminal_mask(dead_at_terminals, a)
-        self._utility_scale = cfg.score_utility_scale or float(game.size)
         # the rollouts and terminals are scored at the game's komi; the value networks are not
         self._value_komi = learned_komi(network_for(self._head_net(game.size)[0], game.size),
                                         cfg.value_komi)
@@ -291,6 +318,7 @@ class NetworkSearch:
         if t.ti[T.I_FIRST, t.root] < 0:
             self._expand(t.root, st0, meta0, self._root_priors(self._root_position()))
         self._heads = self._value_heads(self._root_position(), color)
+        self._util = self._utility_row(game)
         self._add_root_noise()
         if game.move_number < cfg.no_pass_before:
             self._prune_root_pass()
@@ -301,6 +329,51 @@ class NetworkSearch:
         st0, meta0, root_hist, hist_len = self._root
         return Position(st0.copy(), meta0.copy(), [root_hist[i].copy() for i in range(hist_len)],
                         self._game.size)
+
+    def _utility_row(self, game) -> np.ndarray:
+        """leaves.score_utility's settings for this search: the weights, the static scale, and
+        the dynamic term's centre from the score the root expects now (KataGo's
+        recentScoreCenter: moved `dynamic_score_zero_weight` of the way to 0, at most
+        `dynamic_score_scale` N points from it)."""
+        cfg, n = self.config, float(game.size)
+        dyn = self._dynamic_weight()
+        centre = 0.0
+        if dyn:
+            expected = self._expected_score(game)
+            cap = cfg.dynamic_score_scale * n
+            centre = expected * (1.0 - cfg.dynamic_score_zero_weight)
+            centre = min(max(centre, expected - cap), expected + cap)
+        return utility_row(self._utility, cfg.score_utility_scale or n, dyn, centre,
+                           cfg.dynamic_score_scale * n)
+
+    def _expected_score(self, game) -> float:
+        """Black's expected lead at the root: the tree's (a reused root's score sums), else the
+        value network's score head, else 0 (a fresh tree without a head: the centre waits for
+        the next search)."""
+        lead = self._tree_lead(self.tree.root, 1.0)
+        if lead is not None:
+            return lead
+        head_lead = self._heads[1]
+        return 0.0 if head_lead is None else head_lead + self._value_komi - game.komi
+
+    def _score_lam(self) -> float | None:
+        """The weight of the rollouts' margins in a reported score (the leaves' score lead of
+        the value network taking the rest), as lambda weighs them in Q; None where the tree's
+        leaves have no score (no rollouts, no score head)."""
+        if self._value_leads:
+            return self._lam
+        return 1.0 if self._lam > 0 else None
+
+    def _tree_lead(self, node: int, sign: float) -> float | None:
+        """Points `node`'s mover leads by, from the tree's score sums (`sign` -1: the other
+        side's), Black's when node is the root (its mover's sign applied); None where there
+        are none."""
+        t, lam = self.tree, self._score_lam()
+        if lam is None or t.ti[T.I_NR, node] + t.ti[T.I_NV, node] == 0:
+            return None
+        if node == t.root:
+            sign = 1.0 if t.ti[T.I_COLOR, node] == B.BLACK else -1.0
+        return sign * float(T.mixed_mean(t.ti, t.tf, node, lam, T.F_SR, T.F_SV, 0))
 
     def _value_heads(self, pos: Position, color: int) -> tuple:
         """(ownership float[N, N] from Black's view, score lead for Black in points) from the
@@ -356,9 +429,8 @@ class NetworkSearch:
         counts = np.empty(want, dtype=np.int64)
         m = select_leaves(t.ti, t.tf, t.tm, st0, meta0, root_hist, hist_len, want, cfg.c_puct,
                           self._lam, cfg.fpu, cfg.n_vl, cfg.use_alphazero_c, cfg.c_base,
-                          cfg.c_init, cfg.forced_k, root_kids, game.komi, self._dead,
-                          self._utility, self._utility_scale, paths, lengths, sts, metas, hists,
-                          counts)
+                          cfg.c_init, cfg.forced_k, root_kids, game.komi, self._dead, self._util,
+                          paths, lengths, sts, metas, hists, counts)
         if m == 0:
             return None
         batch = LeafBatch(paths[:m], lengths[:m], sts[:m], metas[:m], hists[:m], counts[:m],
@@ -372,34 +444,37 @@ class NetworkSearch:
         return np.full(want, -1, dtype=np.int64)
 
     def _black_values(self, metas: np.ndarray, values, scores) -> tuple:
-        """(v_black, lead_black) float64[B] of positions whose network answered `values` (side to
-        move's view; None: zeros) and `scores`: the value moved to the game's komi, and the
-        score lead where the score utility is on (else zeros)."""
+        """(v_black, lead_black, has_lead) of positions whose network answered `values` (side to
+        move's view; None: zeros) and `scores`: float64[B] the value moved to the game's komi,
+        and the score lead where the network has a score head (else zeros)."""
         m = len(metas)
         sign = np.where(metas[:, B.M_TOPLAY] == B.BLACK, 1.0, -1.0)
         v_black = np.zeros(m)
         if values is not None:
             v_black = value_at_komi(sign * values.astype(np.float64), self._komi_shift)
         lead = np.zeros(m)
-        if self._utility:   # the score head learned at value_komi, as the value: moved to komi
+        has_lead = self._value_leads and scores is not None
+        if has_lead:    # the score head learned at value_komi, as the value: moved to komi
             lead = sign * scores.astype(np.float64) + self._value_komi - self._game.komi
-        return v_black, lead
+        return v_black, lead, has_lead
 
-    def finish(self, batch: LeafBatch, net: tuple, z=None) -> None:
+    def finish(self, batch: LeafBatch, net: tuple, z=None, margin=None) -> None:
         """The second half of `step`: expand the batch's leaves that wait for it and back up
-        every leaf's value (and rollout z) (engine.search.leaves.finish_leaves); `net` =
-        (priors, values, scores) of its leaves."""
+        every leaf's value (and rollout z and final margin, Black's view)
+        (engine.search.leaves.finish_leaves); `net` = (priors, values, scores) of its
+        leaves."""
         cfg = self.config
         t = self.tree
         moves_buf, priors_buf = self._bufs
         priors, values, scores = net
         m = batch.size
-        v_black, lead = self._black_values(batch.metas, values, scores)
+        v_black, lead, has_lead = self._black_values(batch.metas, values, scores)
         finish_leaves(t.ti, t.tf, t.tm, batch.paths, batch.lengths, m, batch.sts, batch.metas,
                       batch.expand, priors if priors is not None else self._no_row[None],
                       priors is not None, self.sl_priors, cfg.policy_temperature, v_black,
-                      values is not None, z if z is not None else v_black, z is not None, lead,
-                      float(self._utility), self._utility_scale, cfg.n_vl, moves_buf, priors_buf)
+                      values is not None, z if z is not None else v_black,
+                      margin if margin is not None else v_black, z is not None, lead, has_lead,
+                      self._util, cfg.n_vl, moves_buf, priors_buf)
 
     def _prune_target(self, res: SearchResult) -> None:
         """Policy target pruning: each root move's `target_visits`, its visits less the forced
@@ -424,19 +499,34 @@ class NetworkSearch:
         # playouts of a policy much weaker than the networks) only approximates
         head_own, head_lead = self._heads
         own = self._rollout_ownership(game.size) if head_own is None else head_own
-        # with the score utility, the value's win rates are in the rollout sums (lambda 1)
+        # with a score utility Q's sums hold utilities: the win rates are the Z sums'
+        wins = (T.F_ZR, T.F_ZV) if utility_on(self._util) else (T.F_WR, T.F_WV)
         res = summarize_root(self.tree, self._color, game.size, ownership_black=own,
-                             simulations=ran, elapsed=elapsed,
-                             lam=1.0 if self._utility else self._lam, komi=game.komi)
+                             simulations=ran, elapsed=elapsed, lam=self._lam, komi=game.komi,
+                             wins=wins)
         if self.config.forced_k > 0:
             self._prune_target(res)
         if head_lead is not None:     # learned with value_komi: moved to the game's komi
             res.score_lead_black = head_lead + self._value_komi - game.komi
-        if self._utility:     # the value's sums are the rollouts' here: report them as the value's
+        if not self._use_rollouts:    # the rules' results at terminals are no rollouts
             for stat in res.moves:
-                stat.value_winrate, stat.rollout_winrate = stat.rollout_winrate, None
+                stat.rollout_winrate = None
+        if self.tree_scores:
+            self._tree_score_leads(res)
         return res
+
+    def _tree_score_leads(self, res: SearchResult) -> None:
+        """The root's and each move's score lead from the tree's score sums (the leaves' rollout
+        margins and score leads, mixed as Q mixes them), where there are any."""
+        t = self.tree
+        lead = self._tree_lead(t.root, 1.0)
+        if lead is None:
+            return
+        res.score_lead_black = lead
+        for stat in res.moves:
+            if stat.visits > 0:
+                stat.score_lead = self._tree_lead(T.find_child(t.ti, t.root, stat.move), 1.0)
 
 
 __all__ = ["ALPHAGO_C_PUCT", "ZERO_C_PUCT", "LeafBatch", "NetSearchConfig", "NetworkSearch",
-           "Position", "features", "network_for", "run_network"]
+           "Position", "features", "network_for", "run_network", "utility_row"]

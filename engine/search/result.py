@@ -68,21 +68,24 @@ def principal_variation(tree: T.Tree, node: int, max_len: int = 20) -> list[int]
 
 
 def summarize_root(tree: T.Tree, color: int, size: int, ownership_black=None, simulations=0,
-                   elapsed=0.0, lam=1.0, komi=None) -> SearchResult:
+                   elapsed=0.0, lam=1.0, komi=None, wins=(T.F_WR, T.F_WV)) -> SearchResult:
+    """The root's moves; win rates from the sums `wins` (rollouts', value's) mixed by `lam`
+    (Q's own, or the win/loss sums kept beside a score utility's)."""
     ti, tf = tree.ti, tree.tf
+    fr, fv = wins
     stats = []
     for ch in tree.children(tree.root):
         if ti[T.I_FLAGS, ch] & T.PRUNED:
             continue
         n = int(ti[T.I_N, ch])
-        q = float(T.node_q(ti, tf, ch, lam)) if n > 0 else -1.0
+        q = float(T.mixed_mean(ti, tf, ch, lam, fr, fv, 0)) if n > 0 else -1.0
         wr = _q_to_winrate(q) if n > 0 else 0.0
         nv, nr = int(ti[T.I_NV, ch]), int(ti[T.I_NR, ch])
         stats.append(MoveStat(
             move=int(ti[T.I_MOVE, ch]), visits=n, winrate=wr, prior=float(tf[T.F_P, ch]),
             lcb=_lcb(wr, n),
-            value_winrate=_q_to_winrate(tf[T.F_WV, ch] / nv) if nv else None,
-            rollout_winrate=_q_to_winrate(tf[T.F_WR, ch] / nr) if nr else None))
+            value_winrate=_q_to_winrate(tf[fv, ch] / nv) if nv else None,
+            rollout_winrate=_q_to_winrate(tf[fr, ch] / nr) if nr else None))
     stats.sort(key=lambda s: (s.visits, s.prior), reverse=True)
     for i, s in enumerate(stats):
         s.order = i

@@ -9,13 +9,18 @@ move; its statistics are those of the EDGE from its parent, seen by the player w
 | I_NCHILD children, contiguous          | F_WR   rollout value sum  (W_r), mover's view
 | I_MOVE   Loc of the move (-1 = pass)   | F_WV   value-net sum      (W_v), mover's view
 | I_COLOR  colour that made the move     | F_AW   AMAF (RAVE) value sum
-| I_N      visits (N), incl. in flight   |
-| I_NR     rollout results (N_r)         |
-| I_NV     value results   (N_v)         |
-| I_VL     virtual losses in flight      |
+| I_N      visits (N), incl. in flight   | F_ZR   rollout win/loss sum, score utility on
+| I_NR     rollout results (N_r)         | F_ZV   value win/loss sum, score utility on
+| I_NV     value results   (N_v)         | F_SR   rollout final margin sum (points)
+| I_VL     virtual losses in flight      | F_SV   value-net score lead sum (points)
 | I_PARENT parent node, -1 at the root   |
 | I_FLAGS  PRUNED (illegal by superko)   |
 | I_AN     AMAF visits                   |
+
+Q reads W_r and W_v. With a score utility (engine.search.leaves.score_utility) those hold the
+leaves' utilities, and the win/loss results that the win rates are reported from go to Z_r and
+Z_v; the score sums (S_r over N_r, S_v over N_v) give the reported score leads. All sums but
+F_P and F_AW are from the mover's view.
 
 `tm` int64[TM]: used nodes, capacity, root.
 """
@@ -26,8 +31,8 @@ from numba import njit
 
 (I_FIRST, I_NCHILD, I_MOVE, I_COLOR, I_N, I_NR, I_NV, I_VL, I_PARENT, I_FLAGS, I_AN) = range(11)
 TI = 11
-F_P, F_WR, F_WV, F_AW = range(4)
-TF = 4
+F_P, F_WR, F_WV, F_AW, F_ZR, F_ZV, F_SR, F_SV = range(8)
+TF = 8
 T_USED, T_CAP, T_ROOT = range(3)
 TM = 3
 
@@ -133,11 +138,17 @@ def alloc_children(ti, tf, tm, node, moves, priors, k):
 def node_q(ti, tf, node, lam):
     """Q of the edge into `node` for its mover: (1 - lam) W_v/N_v + lam W_r/N_r, with virtual
     losses counted as lost rollouts and lost evaluations (AlphaGo's n_vl)."""
-    vl = ti[I_VL, node]
+    return mixed_mean(ti, tf, node, lam, F_WR, F_WV, ti[I_VL, node])
+
+
+@njit(cache=True)
+def mixed_mean(ti, tf, node, lam, fr, fv, vl):
+    """(1 - lam) tf[fv]/N_v + lam tf[fr]/N_r at `node`, with `vl` results of -1 added to both
+    (virtual losses; 0 for a report); the one part there is where the other has no results."""
     nr = ti[I_NR, node] + vl
     nv = ti[I_NV, node] + vl
-    qr = (tf[F_WR, node] - vl) / nr if nr > 0 else 0.0
-    qv = (tf[F_WV, node] - vl) / nv if nv > 0 else 0.0
+    qr = (tf[fr, node] - vl) / nr if nr > 0 else 0.0
+    qv = (tf[fv, node] - vl) / nv if nv > 0 else 0.0
     if nr == 0:
         return qv
     if nv == 0:
@@ -267,6 +278,20 @@ def backup(ti, tf, path, length, z_black, has_rollout, v_black, has_value, n_vl)
         if has_value:
             ti[I_NV, node] += 1
             tf[F_WV, node] += sign * v_black
+
+
+@njit(cache=True)
+def add_sums(ti, tf, path, length, fr, r_black, has_r, fv, v_black, has_v):
+    """Add `r_black` to tf[fr] (when `has_r`) and `v_black` to tf[fv] (when `has_v`), both from
+    black's view, on every edge of the path, flipped to each mover's view: the sums that ride
+    along with `backup`'s counts (win/loss results beside utilities, score margins)."""
+    for i in range(length):
+        node = path[i]
+        sign = 1.0 if ti[I_COLOR, node] == 1 else -1.0
+        if has_r:
+            tf[fr, node] += sign * r_black
+        if has_v:
+            tf[fv, node] += sign * v_black
 
 
 @njit(cache=True)

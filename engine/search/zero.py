@@ -2,10 +2,11 @@
 
 The tree, its batches of leaves and the report are engine.search.network's. Here every new leaf
 is expanded with the network's priors and its value is backed up; no rollouts (lambda 0). A
-network with a score head adds KataGo's static score utility to Q when `score_utility` > 0
-(engine.search.network's docstring). The leaves' planes (zero17) are made for the whole batch in
-one call (engine.features.extract_leaves), from the colour rows the descents kept; several
-searches' batches can share one network call (engine.search.lockstep).
+network with a score head adds KataGo's static and dynamic score utilities to Q when
+`score_utility` or `dynamic_score_utility` > 0 (engine.search.network's docstring). The leaves'
+planes (zero17) are made for the whole batch in one call (engine.features.extract_leaves), from
+the colour rows the descents kept; several searches' batches can share one network call
+(engine.search.lockstep).
 
 With `config.gumbel` the root is Gumbel AlphaZero's (engine.search.gumbel, docs/algorithms.md
 §2.10): sequential halving forces each descent's root child (PUCT below it), the move played is
@@ -53,8 +54,11 @@ class ZeroSearch(NetworkSearch):
         self._gumbel = None     # made at the first descent, once superko has pruned the root
 
     def _configure(self, game) -> None:
-        has_score = self.net.for_size(game.size).has_score
-        self._utility = self.config.score_utility if has_score else 0.0
+        self._value_leads = self.net.for_size(game.size).has_score
+        self._utility = self.config.score_utility if self._value_leads else 0.0
+
+    def _dynamic_weight(self) -> float:
+        return self.config.dynamic_score_utility if self._value_leads else 0.0
 
     def _head_net(self, size: int) -> tuple:
         return self.net, PLANES
@@ -93,9 +97,8 @@ class ZeroSearch(NetworkSearch):
         (the score utility's where that is on)."""
         pos = self._root_position()
         _, values, scores = self._evaluate(features([pos], PLANES), pos.meta[None])
-        v_black, lead = self._black_values(pos.meta[None], values, scores)
-        u = score_utility(float(v_black[0]), float(lead[0]), float(self._utility),
-                          self._utility_scale)
+        v_black, lead, _ = self._black_values(pos.meta[None], values, scores)
+        u = score_utility(float(v_black[0]), float(lead[0]), self._util)
         return u if self._color == B.BLACK else -u
 
     def _root_stats(self, kids: np.ndarray) -> tuple:

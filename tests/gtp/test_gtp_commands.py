@@ -335,13 +335,20 @@ def test_kata_param_commands(eng):
 
 
 def test_kata_names_of_our_parameters(eng):
-    """KataGo's maxVisits / maxTime / cpuctExploration and the CLI's `lambda` reach the same values."""
+    """KataGo's maxVisits / maxTime / cpuctExploration / score utility factors and the CLI's
+    `lambda` reach the same values."""
     for alias, ours, value in (("maxVisits", "visits", "123"), ("maxPlayouts", "playouts", "45"),
                                ("maxTime", "fixed_time_per_move", "2.5"),
-                               ("cpuctExploration", "c_puct", "3.5"), ("lambda", "lam", "0.75")):
+                               ("cpuctExploration", "c_puct", "3.5"), ("lambda", "lam", "0.75"),
+                               ("staticScoreUtilityFactor", "score_utility", "0.1"),
+                               ("dynamicScoreUtilityFactor", "dynamic_score_utility", "0.3"),
+                               ("dynamicScoreCenterScale", "dynamic_score_scale", "0.5"),
+                               ("dynamicScoreCenterZeroWeight", "dynamic_score_zero_weight",
+                                "0.25")):
         eng.ok(f"kata-set-param {alias} {value}")
         assert eng.ok(f"goengine-get_param {ours}") == value, alias
         assert eng.ok(f"kata-get-param {alias}") == eng.ok(f"kata-get-param {ours}"), alias
     for name, value in (("playouts", "none"), ("visits", "none"), ("fixed_time_per_move", "none"), ("c_puct", "5"),
-                        ("lam", "0.5")):
+                        ("lam", "0.5"), ("score_utility", "0.0"), ("dynamic_score_utility", "0.0"),
+                        ("dynamic_score_scale", "0.75"), ("dynamic_score_zero_weight", "0.2")):
         eng.ok(f"kata-set-param {name} {value}")

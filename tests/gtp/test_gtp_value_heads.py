@@ -1,6 +1,8 @@
 """engine-gtp with a value network, or a Zero network, that has the ownership and score heads:
-kata-analyze's scoreLead and ownership, the CHAT line and gogui-ownership come from the heads (a
-real engine process, real onnxruntime sessions, tiny nets whose heads answer known constants)."""
+kata-analyze's ownership, the CHAT line and gogui-ownership come from the heads, and scoreLead
+from the Zero network's head at the root, or the AlphaGo search's leaves' heads mixed by lambda
+with the rollouts' margins (a real engine process, real onnxruntime sessions, tiny nets whose
+heads answer known constants)."""
 from __future__ import annotations
 
 import math
@@ -58,7 +60,16 @@ def test_score_lead_and_ownership_come_from_the_heads(model_dir, search, gtp_eng
             line = kata_line(e, colour, "ownership", "true")
             assert sabaki_parse(line, kata=True), line
             leads = [float(v) for v in re.findall(r"scoreLead (\S+)", line)]
-            assert leads and all(v == pytest.approx(lead, abs=1e-3) for v in leads), line
+            if search == "zero":    # the root's score head, on every move
+                assert leads and all(v == pytest.approx(lead, abs=1e-3) for v in leads), line
+            else:                   # each move's mean over its leaves (+-lead: the side to move
+                # there leads), with the rollouts' margins at lambda 0.5
+                visits = [int(v) for v in re.findall(r" visits (\d+)", line)]
+                bound = lead if search.endswith(" 0") else 81 + 7.5
+                assert leads and all(abs(v) <= bound + 1e-3 for v in leads), line
+                if search.endswith(" 0"):   # seen once: the opponent's lead after the move
+                    assert all(v == pytest.approx(-lead, abs=1e-3)
+                               for v, n in zip(leads, visits) if n == 1), line
             own = [float(v) for v in line.split(" ownership ")[1].split()]
             assert len(own) == 81 and all(v == pytest.approx(math.tanh(OWN_BIAS), abs=1e-3)
                                           for v in own)
