@@ -706,8 +706,8 @@ def test_it_stops_early_once_the_second_cannot_overtake_the_best():
 
 
 def test_an_unclear_move_may_be_overtaken_up_to_the_hard_limit():
-    """Best 1500 of 5000 visits (share 0.3 ... below extend_share only with a wider spread): the
-    rule counts the simulations left to the hard limit where the move is unclear."""
+    """Best 2000 against 1500 (less than 1.5 times: unclear): the rule counts the simulations
+    left to the hard limit, not to the budget."""
     close_but_ahead = Leaders(best=2000, second=1500, visits=4000, moves=30)
     t = MoveTimer(soft=1.0, hard=2.0, save=True)
     assert t.unclear(close_but_ahead)
