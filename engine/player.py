@@ -72,6 +72,8 @@ class Player:
         self._planned = None        # the seconds the last genmove's search was given
         self._watch = Stopwatch()   # runs from the start of each genmove
         self.last_timing = None     # (planned, taken, lag margin now) of the last genmove, seconds
+        self.last_stop = ""         # why the last timed search stopped (MoveTimer.reason; "other":
+                                    # a stop request or nothing left to search); "" if not timed
         self._lock = threading.Lock()
 
     # ---- what the search can do (GTP asks the Player, never its search) -----------------------
@@ -123,23 +125,24 @@ class Player:
     # ---- move generation ----------------------------------------------------------------------
     def _run(self, game, color, clock: Clock | None, stop=None, report=None,
              report_interval: float = 1.0) -> SearchResult:
-        budget, hard = self.time.limits(clock, color, game.move_number, game.size)
         dead = self._dead_at_terminals(game, color)
         # the limits count from the start of the move: judging dead stones first (after the
         # opponent's pass: 0.2 s on 19x19, more on a loaded machine) comes out of them
-        used = self._watch.elapsed()
-        floor = self.time.config.min_move_time
-        budget, hard = max(floor, budget - used), max(floor, hard - used)
+        timer = self.time.timer(clock, color, game.move_number, game.size, self._watch.elapsed())
         if self.config.playouts is not None or self.config.visits is not None:
             # count-limited, but a clock still caps the time
-            seconds = hard if clock is not None and clock.system != "none" else None
+            seconds = timer.hard if clock is not None and clock.system != "none" else None
             res = self.search.search(game, color, playouts=self.config.playouts, seconds=seconds,
                                      stop=stop, report=report, report_interval=report_interval,
                                      visits=self.config.visits, dead_at_terminals=dead)
         else:
-            seconds = budget
-            res = self.search.search(game, color, seconds=budget, stop=stop, report=report,
-                                     report_interval=report_interval, dead_at_terminals=dead)
+            # the budget, searched past while the move is unclear, or cut short once it is
+            # decided (engine.timecontrol.MoveTimer)
+            res = self.search.search(game, color, seconds=timer.hard, stop=stop, report=report,
+                                     report_interval=report_interval, dead_at_terminals=dead,
+                                     stop_rule=timer)
+            seconds = timer.planned if timer.planned is not None else timer.hard
+            self.last_stop = timer.reason or "other"
         self._planned = seconds           # what the move was planned to take (its overrun: lag)
         if dead is not None:
             self._count_lead(game, res)
@@ -172,6 +175,7 @@ class Player:
             watch = self._watch
             watch.start()
             self._planned = None
+            self.last_stop = ""
             move = self._genmove(game, color, clock, stop, cleanup, report, report_interval)
             elapsed = watch.stop()
             if clock is not None:

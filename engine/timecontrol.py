@@ -8,6 +8,10 @@ keeps the players' clocks with the same `Clock`, charging the measured time and 
 `TimeManager(config).budget(clock, game)` (or `budget(clock, color, move_number, board_size)`) gives the
 seconds to think on the next move; `hard_limit(...)` the most the search may extend to before it must
 answer. Both always keep a lag margin and never plan to use more than the clock has left.
+`TimeManager.timer(...)` turns the two into a `MoveTimer`, the stop rule the search loop
+(`engine.search.base.run`) asks after every chunk: past the budget it searches on, up to the hard limit,
+while the two most visited moves are close; before it, it stops once the second cannot overtake the
+best in the time left (Leela Zero's pruning of non-contenders), where the time saved is there for later.
 
 Time systems (`Clock.system`) and what a report `update(color, T, N)` means in each:
 
@@ -30,7 +34,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from goengine.engine.colors import BLACK, WHITE
 
@@ -43,10 +47,15 @@ __all__ = [
     "TimeConfig",
     "TimeManager",
     "LagEstimator",
+    "Leaders",
+    "MoveTimer",
     "Stopwatch",
+    "TIME_MANAGERS",
 ]
 
 SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer", "simple")
+# simple: every move searches its budget; dynamic: MoveTimer's soft and hard limits.
+TIME_MANAGERS = ("dynamic", "simple")
 
 # Same bound as KataGo's MAX_USER_INPUT_TIME order of magnitude: anything above is a typo or an overflow.
 _MAX_TIME = 1e9
@@ -476,6 +485,18 @@ class TimeConfig:
     fixed_time_per_move: float | None = None
     # Never think longer than this on one move.
     max_time_per_move: float | None = None
+    # Within a move (`MoveTimer`): "dynamic" searches past the budget, up to the hard limit, while
+    # the best move is unclear, and stops before it once the second move cannot overtake the best
+    # in the time left; "simple" searches the budget, no more, no less.
+    time_manager: str = "dynamic"
+    # Unclear: the best move has fewer than extend_ratio times the second's visits, or fewer than
+    # extend_share of the root's children's visits (Pachi extends below 2.5 times the second).
+    extend_ratio: float = 1.5
+    extend_share: float = 0.25
+    # The simulation rate that decides "cannot be overtaken" is trusted once the search has run
+    # rate_min_simulations and rate_min_fraction of its budget (Leela Zero: 100 playouts and 1 s).
+    rate_min_simulations: int = 100
+    rate_min_fraction: float = 0.1
 
     def __post_init__(self) -> None:
         for name in ("lag_fraction", "min_move_time", "game_length", "min_moves_left",
@@ -501,6 +522,15 @@ class TimeConfig:
             v = getattr(self, name)
             if v is not None and not (v > 0):
                 raise ValueError(f"TimeConfig.{name} must be > 0 or None, got {v!r}")
+        if self.time_manager not in TIME_MANAGERS:
+            raise ValueError(f"TimeConfig.time_manager must be one of {', '.join(TIME_MANAGERS)}, "
+                             f"got {self.time_manager!r}")
+        if not (self.extend_ratio >= 1):
+            raise ValueError("TimeConfig.extend_ratio must be >= 1")
+        if not (0 <= self.extend_share <= 1) or not (0 <= self.rate_min_fraction <= 1):
+            raise ValueError("TimeConfig.extend_share and rate_min_fraction must be in [0, 1]")
+        if self.rate_min_simulations < 1:
+            raise ValueError("TimeConfig.rate_min_simulations must be >= 1")
 
 
 class LagEstimator:
@@ -589,6 +619,88 @@ class _Plan:
     hard: float
 
 
+class Leaders(NamedTuple):
+    """The root's children as the stop rule sees them (engine.search.base.root_leaders)."""
+
+    best: int       # visits of the most visited move
+    second: int     # visits of the next one (0 with a single move)
+    visits: int     # visits of all the root's moves
+    moves: int      # how many moves (children) the root has
+
+
+class MoveTimer:
+    """The stop rule of one move's search: its budget `soft`, its `hard` limit, and whether the time
+    it leaves unused is there for later moves (`save`). Asked after every chunk of simulations with
+    the seconds and simulations so far and the root's `Leaders` (None for a search without a tree):
+
+    - at `hard`: stop;
+    - unclear (the best move has fewer than `extend_ratio` times the second's visits, or fewer than
+      `extend_share` of all): search on to `hard`; clear: stop at `soft`;
+    - with `save`, once the rate is trusted (`rate_min_simulations` and `rate_min_fraction` of
+      `soft`): stop when best - second > rate x (seconds to the limit that applies now), as no
+      move can overtake the best in the time left, or when the root has a single move (Leela
+      Zero's pruning of non-contenders, which it too applies only where the time can be saved:
+      a byo-yomi period left unused is lost).
+
+    After it says stop, `planned` holds what the move was planned to take (the limit it stopped at,
+    or the seconds so far where it stopped on a decision) and `reason` why: "soft" (the budget,
+    the move clear), "hard" (unclear to the end), "clear" (past the budget until the move became
+    clear), "decided" (no move can overtake the best)."""
+
+    def __init__(self, soft: float, hard: float, save: bool = False, extend_ratio: float = 1.5,
+                 extend_share: float = 0.25, rate_min_simulations: int = 100,
+                 rate_min_fraction: float = 0.1) -> None:
+        self.soft = soft
+        self.hard = max(soft, hard)
+        self.save = save
+        self.extend_ratio = extend_ratio
+        self.extend_share = extend_share
+        self.rate_min_simulations = rate_min_simulations
+        self.rate_min_fraction = rate_min_fraction
+        self.planned: float | None = None
+        self.reason = ""
+        self.extended = False       # the search has gone past `soft`, the move being unclear
+
+    def unclear(self, leaders: Leaders | None) -> bool:
+        """Whether more search may change the move: the best is not far ahead of the second."""
+        if leaders is None or leaders.moves < 2:
+            return False
+        return (leaders.best < self.extend_ratio * leaders.second
+                or leaders.best < self.extend_share * leaders.visits)
+
+    def limit(self, leaders: Leaders | None) -> float:
+        """The seconds the search runs to as things stand: `hard` while unclear, else `soft`."""
+        return self.hard if self.unclear(leaders) else self.soft
+
+    def decided(self, elapsed: float, simulations: int, leaders: Leaders | None) -> bool:
+        """No move can overtake the best before the limit, at the rate so far."""
+        if not self.save or leaders is None or elapsed <= 0:
+            return False
+        if simulations < self.rate_min_simulations or elapsed < self.rate_min_fraction * self.soft:
+            return False
+        if leaders.moves < 2:
+            return True
+        rate = simulations / elapsed
+        return leaders.best - leaders.second > rate * max(0.0, self.limit(leaders) - elapsed)
+
+    def stop(self, elapsed: float, simulations: int, leaders: Leaders | None) -> bool:
+        limit = self.limit(leaders)
+        if elapsed >= self.soft and limit > self.soft:
+            self.extended = True
+        if elapsed >= limit:
+            if limit > self.soft:
+                self.planned, self.reason = limit, "hard"
+            elif self.extended:       # searched past the budget until the move became clear
+                self.planned, self.reason = elapsed, "clear"
+            else:
+                self.planned, self.reason = limit, "soft"
+            return True
+        if self.decided(elapsed, simulations, leaders):
+            self.planned, self.reason = elapsed, "decided"
+            return True
+        return False
+
+
 class TimeManager:
     """Turns a clock and the position into a thinking time."""
 
@@ -640,6 +752,35 @@ class TimeManager:
         """(budget, hard_limit) in one call."""
         p = self._plan(clock, *self._args(color_or_game, move_number, board_size))
         return p.budget, p.hard
+
+    def timer(self, clock: Clock | None, color: int, move_number: int, board_size: int,
+              used: float = 0.0) -> MoveTimer:
+        """The stop rule of the next move's search (`MoveTimer`), `used` seconds of the move already
+        gone (judging dead stones first) taken off its limits, never below min_move_time. Under
+        "simple", or with a fixed time per move, it searches the budget: no extension, no early stop."""
+        cfg = self.config
+        budget, hard = self.limits(clock, color, move_number, board_size)
+        soft, hard = max(cfg.min_move_time, budget - used), max(cfg.min_move_time, hard - used)
+        if cfg.time_manager == "simple" or cfg.fixed_time_per_move is not None:
+            return MoveTimer(soft, soft)
+        return MoveTimer(soft, hard, self.can_save(clock, color), cfg.extend_ratio, cfg.extend_share,
+                         cfg.rate_min_simulations, cfg.rate_min_fraction)
+
+    @staticmethod
+    def can_save(clock: Clock | None, color: int) -> bool:
+        """Whether the time this move leaves unused is there for later moves: main time, absolute and
+        Fischer time (below the cap) and a Canadian period before its last stone; not a byo-yomi
+        period (it starts afresh after the move), simple time, or no clock at all."""
+        if clock is None or clock.system in ("none", "simple"):
+            return False
+        s = clock.state(color)
+        if s.flagged:
+            return False
+        if clock.system == "fischer":
+            return clock.main_time_cap is None or s.main_left + clock.increment < clock.main_time_cap
+        if clock.system == "absolute" or not s.in_overtime:
+            return True
+        return clock.system == "canadian" and s.stones_left > 1
 
     def charge(self, clock: Clock | None, color: int, elapsed: float,
                planned: float | None = None) -> None:

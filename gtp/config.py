@@ -48,6 +48,7 @@ class EngineConfig:
     gumbel_k: int | None = None       # NetSearchConfig.gumbel_k
     lag_margin: float | None = None   # TimeConfig.lag_margin
     lag_unreported: float | None = None   # TimeConfig.lag_unreported
+    time_manager: str = "dynamic"     # TimeConfig.time_manager: dynamic | simple
     ponder: bool = False              # search on the opponent's time (keeps the tree)
     auto_search: bool = False         # --search auto chose the search: other sizes fall back to
                                       # the heuristic MCTS instead of being refused

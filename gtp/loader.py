@@ -153,6 +153,7 @@ def _player(cfg: EngineConfig, search) -> Player:
         tcfg["lag_margin"] = cfg.lag_margin
     if cfg.lag_unreported is not None:
         tcfg["lag_unreported"] = cfg.lag_unreported
+    tcfg["time_manager"] = cfg.time_manager
     # every search judges dead stones with the one judgement (engine.deadstones)
     return Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
 

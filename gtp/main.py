@@ -106,6 +106,12 @@ def _finite(ctx, param, value):
 @click.option("--lag-unreported", type=click.FloatRange(min=0), default=0.25, show_default=True,
               help="The lag margin, plus our measured overrun, with a controller that has sent no "
                    "time_left by our first move (GoGui, gogui-twogtp: a local clock).")
+@click.option("--time-manager", type=click.Choice(["dynamic", "simple"], case_sensitive=False),
+              default="dynamic", show_default=True,
+              help="Time within a move under a clock: dynamic searches past the budget (up to "
+                   "twice) while the two best moves are close, and stops early once the best "
+                   "cannot be overtaken where the time saved is usable later; simple searches "
+                   "the budget.")
 @click.option("--model-dir", type=click.Path(exists=True, file_okay=False, dir_okay=True),
               default=None, help="Directory of the ONNX models (alphago, zero, policy).")
 @click.option("--model-precision", type=click.Choice(["auto", "int8", "fp32"], case_sensitive=False),
@@ -155,8 +161,8 @@ def _finite(ctx, param, value):
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
         rollout_threads, value_komi, komi_scale, score_utility, dynamic_score_utility,
         dynamic_score_scale, gumbel, gumbel_k, ponder, lag_margin, lag_unreported,
-        model_dir, model_precision, policy_file, value_file, zero_file, playouts, visits,
-        time_per_move, threads,
+        time_manager, model_dir, model_precision, policy_file, value_file, zero_file, playouts,
+        visits, time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
     if warmup:
@@ -181,7 +187,7 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           dynamic_score_scale=dynamic_score_scale,
                           gumbel=gumbel, gumbel_k=gumbel_k,
                           lag_margin=lag_margin, lag_unreported=lag_unreported,
-                          ponder=ponder)
+                          time_manager=time_manager.lower(), ponder=ponder)
     if config.search == "auto":
         config = resolve_auto_search(config)
     problem = check_search(config) or check_gumbel(config)

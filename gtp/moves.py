@@ -81,8 +81,9 @@ def generate(s: Session, colour: int, stop: threading.Event, *, play_it: bool = 
             move = PASS
             g.play(colour, PASS)
     planned, took, margin = p.last_timing
-    log.info("%s %s (%.2f s; planned %s, lag margin %.2f s)", COLOUR_NAMES[colour], s.fmt(move),
-             took, "-" if planned is None else f"{planned:.2f} s", margin)
+    log.info("%s %s (%.2f s; planned %s%s, lag margin %.2f s)", COLOUR_NAMES[colour], s.fmt(move),
+             took, "-" if planned is None else f"{planned:.2f} s",
+             f" ({p.last_stop})" if p.last_stop else "", margin)
     s.ponder_pending = play_it and move != RESIGN
     return move
 

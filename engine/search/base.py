@@ -6,7 +6,8 @@ policy alone) implement `Search`. The Player, GTP, self-play and
 gating drive any of them the same way, through `run` (bound as each search's `search` method):
 
     result = search.search(game, color, playouts=None, seconds=None, stop=None, report=None,
-                           report_interval=1.0, visits=None, dead_at_terminals=None)
+                           report_interval=1.0, visits=None, dead_at_terminals=None,
+                           stop_rule=None, now=time.monotonic)
 
 `run` is the whole control flow of a search:
 
@@ -22,7 +23,9 @@ gating drive any of them the same way, through `run` (bound as each search's `se
 4. `search.step(count)` runs up to `count` simulations (`count` <= `search.chunk`) until a limit
    is reached: `playouts` new simulations, `visits` at the root counting those kept from the
    reused tree (Leela Zero's -p and -v, KataGo's maxPlayouts and maxVisits), `seconds`, `stop`
-   set, or a step that runs nothing (a search with nothing left to do, like the policy player);
+   set, `stop_rule.stop(elapsed, simulations, root_leaders(search))` true (the time policy of a
+   move, engine.timecontrol.MoveTimer: its soft and hard limits, asked after every chunk), or a
+   step that runs nothing (a search with nothing left to do, like the policy player);
 5. `search.result(ran, elapsed)` goes to `report` every `report_interval` seconds, and is what
    `run` returns.
 
@@ -40,6 +43,7 @@ import numpy as np
 
 from goengine.engine.search import tree as T
 from goengine.engine.search.result import SearchResult
+from goengine.engine.timecontrol import Leaders
 
 UNLIMITED = 1 << 62
 
@@ -84,8 +88,18 @@ class Search(Protocol):
     def search(self, game, color: int, playouts: int | None = None,
                seconds: float | None = None, stop=None, report=None,
                report_interval: float = 1.0, visits: int | None = None,
-               dead_at_terminals: np.ndarray | None = None) -> SearchResult:
+               dead_at_terminals: np.ndarray | None = None, stop_rule: StopRule | None = None,
+               now=time.monotonic) -> SearchResult:
         """`run(self, ...)`."""
+        ...
+
+
+class StopRule(Protocol):
+    """When a search stops short of its other limits (engine.timecontrol.MoveTimer)."""
+
+    def stop(self, elapsed: float, simulations: int, leaders: Leaders | None) -> bool:
+        """Whether to stop, `elapsed` seconds and `simulations` new simulations into the search,
+        the root's children as `leaders` (None for a search without a tree)."""
         ...
 
 
@@ -114,28 +128,47 @@ def root_visits(search: Search) -> int:
     return 0 if tree is None else int(tree.ti[T.I_N, tree.root])
 
 
+def root_leaders(search: Search) -> Leaders | None:
+    """The visits of the root's two most visited moves, of all its moves, and how many there are
+    (superko-pruned moves left out); None for a search without a tree. Cheap: read every chunk."""
+    tree = search.tree
+    if tree is None:
+        return None
+    kids = tree.children(tree.root)
+    ti = tree.ti
+    n = ti[T.I_N, kids.start:kids.stop][(ti[T.I_FLAGS, kids.start:kids.stop] & T.PRUNED) == 0]
+    if n.size == 0:
+        return Leaders(0, 0, 0, 0)
+    top = np.partition(n, n.size - 2)[-2:] if n.size > 1 else np.array([0, n[0]])
+    return Leaders(int(top[1]), int(top[0]), int(n.sum()), int(n.size))
+
+
 def run(search: Search, game, color: int, playouts: int | None = None,
         seconds: float | None = None, stop=None, report=None, report_interval: float = 1.0,
-        visits: int | None = None, dead_at_terminals: np.ndarray | None = None) -> SearchResult:
+        visits: int | None = None, dead_at_terminals: np.ndarray | None = None,
+        stop_rule: StopRule | None = None, now=time.monotonic) -> SearchResult:
     """Search the position of `game` with `color` to play until `playouts` new simulations, or
     `visits` at the root counting those kept from the reused tree, or `seconds`, or `stop` is
-    set, or the search has nothing left to do. `report(SearchResult)` every `report_interval`.
-    Two-pass endings are counted with the stones in `dead_at_terminals` off (None: the board as
-    it stands; engine.search.terminal)."""
+    set, or `stop_rule` says stop, or the search has nothing left to do. `report(SearchResult)`
+    every `report_interval`. Two-pass endings are counted with the stones in `dead_at_terminals`
+    off (None: the board as it stands; engine.search.terminal). `now` is the clock (seconds)."""
     if search.tree is not None:
         search.tree.prepare_root(game, color)
     budget = simulations_left(root_visits(search), 0, playouts, visits)
     search.begin(game, color, dead_at_terminals, budget if budget < UNLIMITED else None, seconds)
     if search.tree is not None:
         prune_root(search.tree, game, color)
-    start = time.monotonic()
+    start = now()
     last_report = start
     ran = 0
     while True:
         left = simulations_left(root_visits(search), ran, playouts, visits)
         if left <= 0:
             break
-        if seconds is not None and time.monotonic() - start >= seconds:
+        elapsed = now() - start
+        if stop_rule is not None and stop_rule.stop(elapsed, ran, root_leaders(search)):
+            break
+        if seconds is not None and elapsed >= seconds:
             break
         if stop is not None and stop.is_set():
             break
@@ -143,11 +176,12 @@ def run(search: Search, game, color: int, playouts: int | None = None,
         if done == 0:
             break
         ran += done
-        now = time.monotonic()
-        if report is not None and now - last_report >= report_interval:
-            last_report = now
-            report(search.result(ran, now - start))
-    return search.result(ran, time.monotonic() - start)
+        t = now()
+        if report is not None and t - last_report >= report_interval:
+            last_report = t
+            report(search.result(ran, t - start))
+    return search.result(ran, now() - start)
 
 
-__all__ = ["Search", "UNLIMITED", "prune_root", "run", "simulations_left"]
+__all__ = ["Search", "StopRule", "UNLIMITED", "prune_root", "root_leaders", "run",
+           "simulations_left"]

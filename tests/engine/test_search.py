@@ -18,6 +18,7 @@ from goengine.engine.search.mcts import MctsConfig, MctsSearch
 from goengine.engine.search.network import ALPHAGO_C_PUCT, ZERO_C_PUCT, NetSearchConfig
 from goengine.engine.search.policy import PolicyPlayer
 from goengine.engine.search.zero import ZeroSearch
+from goengine.engine.timecontrol import MoveTimer
 
 
 def play_all(game, moves):
@@ -294,6 +295,49 @@ def test_the_policy_player_ends_at_once_without_any_limit():
     """Nothing left to step: the run loop ends although neither a count, a time nor stop is set."""
     res = SEARCHES["policy"]().search(Game(5), BLACK)
     assert res.root_visits == 1 and res.best.visits == 1
+
+
+class RecordingRule:
+    """A stop rule that says stop on its `calls`-th question and keeps what it was asked."""
+
+    def __init__(self, calls: int):
+        self.calls = calls
+        self.asked = []
+
+    def stop(self, elapsed, simulations, leaders):
+        self.asked.append((elapsed, simulations, leaders))
+        return len(self.asked) >= self.calls
+
+
+@pytest.mark.parametrize("name", sorted(SEARCHES))
+def test_the_run_loop_asks_the_stop_rule_after_every_chunk(name):
+    """A simulated clock (each reading 10 ms later): the rule is asked before every chunk with the
+    seconds and simulations so far and the root's two most visited moves, and the search ends
+    the moment it says stop: the last question saw the result's own counts."""
+    ticks = iter(range(10_000))
+    rule = RecordingRule(calls=6)
+    s = SEARCHES[name]()
+    res = s.search(Game(7), BLACK, stop_rule=rule, now=lambda: 0.01 * next(ticks))
+    elapsed, simulations, leaders = rule.asked[-1]
+    if name == "policy":        # no tree: no leaders; one step and nothing left to do
+        assert leaders is None and res.simulations == 1
+        return
+    assert len(rule.asked) == 6 and simulations == res.simulations
+    assert [round(e, 6) for e, _, _ in rule.asked] == [0.01 * (1 + 2 * i) for i in range(6)]
+    visits = sorted((m.visits for m in res.moves), reverse=True)
+    assert simulations == 5 * s.chunk
+    assert leaders == (visits[0], visits[1], sum(visits), len(res.moves))
+
+
+def test_a_move_timer_stops_the_search_where_it_says():
+    """The heuristic search under a MoveTimer with a simulated clock: a budget of 0.5 s and no
+    extension stops at the first reading past it, with the planned time and the reason kept."""
+    ticks = iter(range(10_000))
+    timer = MoveTimer(soft=0.5, hard=0.5)
+    res = SEARCHES["heuristic"]().search(Game(7), BLACK, stop_rule=timer,
+                                         now=lambda: 0.01 * next(ticks))
+    assert (timer.reason, timer.planned) == ("soft", 0.5)
+    assert res.simulations == 25 * MctsConfig().chunk
 
 
 SUPERKO_GAME = ("B D4, W C3, B B4, W B3, B C4, W D1, B C1, W A3, B A4, W D2, B A1, W A2, B B2, "

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from goengine.engine.timecontrol import BLACK, WHITE, Clock, LagEstimator, Stopwatch, TimeConfig, \
-    TimeManager
+from goengine.engine.timecontrol import BLACK, WHITE, Clock, LagEstimator, Leaders, MoveTimer, \
+    Stopwatch, TimeConfig, TimeManager
 from goengine.gtp import timekeeping
 
 CFG = TimeConfig()
@@ -411,12 +411,13 @@ CASES = [(s, m) for s in SYSTEMS_19 for m in ("kgs", "plain")] + [("fischer", "k
 
 
 def play_game(system, tc, mode, size=19, plies=250, seed=0, extend_every=0, self_tracking=False,
-              max_lag=CFG.lag_initial, tm=None):
+              max_lag=CFG.lag_initial, tm=None, searcher=None):
     """The engine plays both colours for `plies` moves. Before each genmove the clock commands are
     sent as gtp2ogs does (or, self-tracking, only the settings once and then Clock.spend). The engine
-    spends exactly the budget (or the hard limit every `extend_every` moves) and the server charges that
-    plus a random lag below `max_lag` (the margin: 1 s before any lag is measured). A time manager
-    of its own unless `tm` is given: what it learns of the controller stays in this game."""
+    spends exactly the budget (or the hard limit every `extend_every` moves, or what
+    `searcher(MoveTimer, rng)` takes) and the server charges that plus a random lag below `max_lag`
+    (the margin: 1 s before any lag is measured). A time manager of its own unless `tm` is given:
+    what it learns of the controller stays in this game."""
     tm = tm if tm is not None else TimeManager(CFG)
     rng = random.Random(seed)
     server = {"black": OGSClock(system, **tc), "white": OGSClock(system, **tc)}
@@ -431,6 +432,8 @@ def play_game(system, tc, mode, size=19, plies=250, seed=0, extend_every=0, self
         budget, hard = tm.limits(clock, COLOURS[color], ply, size)
         assert 0 < budget <= hard
         think = hard if extend_every and ply % extend_every == extend_every - 1 else budget
+        if searcher is not None:
+            think = searcher(tm.timer(clock, COLOURS[color], ply, size), rng)
         if self_tracking:
             if ply % 4 < 2:
                 clock.spend(COLOURS[color], think)  # what engine.player does: the measured time (+ assumed lag)
@@ -658,3 +661,169 @@ def test_what_the_clock_allows_the_next_move():
     assert c.available(BLACK) == 30                       # the cap per move
     assert Clock.absolute(100).available(BLACK) == 100
     assert Clock.simple(5).available(WHITE) == 5 and Clock.none().available(BLACK) == math.inf
+
+
+# --------------------------------------------------------------------------- within a move: MoveTimer
+CLEAR = Leaders(best=600, second=100, visits=800, moves=30)
+CLOSE = Leaders(best=300, second=280, visits=800, moves=30)       # the second has 93% of the best
+SPREAD = Leaders(best=150, second=60, visits=800, moves=30)       # the best has 19% of the visits
+
+
+def test_a_clear_move_stops_at_the_budget_and_an_unclear_one_at_the_hard_limit():
+    t = MoveTimer(soft=2.0, hard=4.0)
+    assert not t.stop(1.99, 1000, CLEAR)
+    assert t.stop(2.0, 1000, CLEAR) and (t.reason, t.planned) == ("soft", 2.0)
+    for unclear in (CLOSE, SPREAD):
+        t = MoveTimer(soft=2.0, hard=4.0)
+        assert t.unclear(unclear) and not t.unclear(CLEAR)
+        assert not t.stop(2.0, 1000, unclear) and not t.stop(3.99, 2000, unclear)
+        assert t.stop(4.0, 2000, unclear) and (t.reason, t.planned) == ("hard", 4.0)
+
+
+def test_an_extended_search_stops_once_the_move_is_clear():
+    t = MoveTimer(soft=2.0, hard=4.0)
+    assert not t.stop(2.5, 1000, CLOSE)
+    assert t.stop(3.0, 1200, CLEAR) and (t.reason, t.planned) == ("clear", 3.0)
+
+
+def test_no_extension_without_room_or_without_a_tree():
+    t = MoveTimer(soft=2.0, hard=2.0)            # a byo-yomi period, simple time, no clock
+    assert t.stop(2.0, 1000, CLOSE) and t.reason == "soft"
+    t = MoveTimer(soft=2.0, hard=4.0, save=True)  # the policy player: no root statistics
+    assert not t.stop(1.0, 1000, None) and t.stop(2.0, 1000, None) and t.reason == "soft"
+
+
+def test_it_stops_early_once_the_second_cannot_overtake_the_best():
+    """1000 simulations in 0.5 s: 2000 a second, 1000 more before the 1 s budget. A lead of
+    1100 visits cannot be caught up; one of 900 can."""
+    ahead = Leaders(best=1500, second=400, visits=2000, moves=30)
+    catchable = Leaders(best=1300, second=400, visits=2000, moves=30)
+    t = MoveTimer(soft=1.0, hard=2.0, save=True)
+    assert not t.stop(0.5, 1000, catchable)
+    assert t.stop(0.5, 1000, ahead) and (t.reason, t.planned) == ("decided", 0.5)
+    # where the unused time is lost (a byo-yomi period), it searches on
+    assert not MoveTimer(soft=1.0, hard=2.0, save=False).stop(0.5, 1000, ahead)
+
+
+def test_an_unclear_move_may_be_overtaken_up_to_the_hard_limit():
+    """Best 2000 against 1500 (less than 1.5 times: unclear): the rule counts the simulations
+    left to the hard limit, not to the budget."""
+    close_but_ahead = Leaders(best=2000, second=1500, visits=4000, moves=30)
+    t = MoveTimer(soft=1.0, hard=2.0, save=True)
+    assert t.unclear(close_but_ahead)
+    # 2000 a second: 1000 left to the budget (the lead, 500, is below), 3000 to the hard limit
+    assert not t.stop(0.5, 1000, close_but_ahead)
+    assert t.stop(1.9, 3800, close_but_ahead) and t.reason == "decided"
+
+
+def test_the_rate_is_trusted_only_after_enough_simulations_and_time():
+    ahead = Leaders(best=5000, second=0, visits=5000, moves=30)    # a reused tree's visits
+    assert not MoveTimer(1.0, 2.0, save=True).stop(0.5, 99, ahead)       # too few simulations
+    assert not MoveTimer(10.0, 20.0, save=True).stop(0.5, 100, ahead)    # too early in the budget
+    assert MoveTimer(10.0, 20.0, save=True).stop(1.0, 100, ahead)
+
+
+def test_a_single_move_is_played_as_soon_as_the_rate_is_known():
+    only = Leaders(best=200, second=0, visits=200, moves=1)
+    t = MoveTimer(5.0, 10.0, save=True)
+    assert not t.stop(0.4, 200, only) and t.stop(0.5, 200, only) and t.reason == "decided"
+
+
+@pytest.mark.parametrize("commands, can_save", [
+    (["time_settings 600 0 0"], True),                                   # absolute
+    (["kgs-time_settings byoyomi 600 30 5"], True),                      # main time
+    (["kgs-time_settings byoyomi 600 30 5", "time_left b 25 3"], False),  # a byo-yomi period
+    (["time_settings 600 300 25"], True),
+    (["time_settings 600 300 25", "time_left b 200 12"], True),          # stones to come
+    (["time_settings 600 300 25", "time_left b 20 1"], False),           # the period's last stone
+    (["time_settings 0 30 1"], False),                                   # simple
+    (["time_settings 0 1 0"], False),                                    # no limit
+    (["kata-time_settings fischer 300 10"], True),
+    (["kata-time_settings fischer-capped 300 10 600 -1", "time_left b 300 0"], True),
+    (["kata-time_settings fischer-capped 300 10 600 -1", "time_left b 595 0"], False),  # at the cap
+])
+def test_time_left_unused_is_saved_only_where_the_clock_keeps_it(commands, can_save):
+    clock = apply_gtp(commands)
+    assert TM.can_save(clock, BLACK) == can_save
+    timer = TM.timer(clock, BLACK, 60, 19)
+    budget, hard = TM.limits(clock, BLACK, 60, 19)
+    assert (timer.soft, timer.hard, timer.save) == (budget, hard, can_save)
+    assert timer.hard <= clock.available(BLACK)
+    assert TM.can_save(None, BLACK) is False
+
+
+def test_the_simple_time_manager_and_a_fixed_time_search_the_budget():
+    clock = Clock.absolute(600)
+    for cfg in (TimeConfig(time_manager="simple"), TimeConfig(fixed_time_per_move=2.0)):
+        tm = TimeManager(cfg)
+        t = tm.timer(clock, BLACK, 60, 19)
+        assert t.soft == t.hard == tm.budget(clock, BLACK, 60, 19) and not t.save
+    full = TM.timer(clock, BLACK, 60, 19)
+    assert full.hard > full.soft and full.save
+    # the move's time already gone (judging dead stones) comes off both limits
+    used = TM.timer(clock, BLACK, 60, 19, used=1.0)
+    assert (used.soft, used.hard) == pytest.approx((full.soft - 1.0, full.hard - 1.0))
+    assert TM.timer(clock, BLACK, 60, 19, used=100.0).hard == CFG.min_move_time
+    t = TM.timer(None, BLACK, 0, 19)             # no clock: the default time per move
+    assert t.soft == t.hard == CFG.default_time_per_move and not t.save
+    with pytest.raises(ValueError, match="time_manager"):
+        TimeConfig(time_manager="fast")
+
+
+def synthetic_search(reasons: list, rate: float = 2000.0):
+    """A search as its stop rule sees it, for `play_game`: `rate` simulations a second, and root
+    visits shared out by a kind of position drawn for each move: obvious (the best takes 85%),
+    close (45% against 40%: unclear to the end), resolving (close until 1.3 budgets, then the
+    best pulls away), spread (the best has 15%). Returns the seconds the search took; appends
+    the timer's reason and the seconds over the budget to `reasons`."""
+    shares = {"obvious": (0.85, 0.05), "close": (0.45, 0.40), "spread": (0.15, 0.10)}
+
+    def search(timer: MoveTimer, rng: random.Random) -> float:
+        kind = rng.choice(("obvious", "close", "resolving", "spread"))
+        t, sims = 0.0, 0
+        while True:
+            if kind == "resolving":
+                best, second = (0.45, 0.40) if t < 1.3 * timer.soft else (0.75, 0.15)
+            else:
+                best, second = shares[kind]
+            leaders = Leaders(int(best * sims), int(second * sims), sims, 30)
+            if timer.stop(t, sims, leaders):
+                break
+            # the rule is asked after every chunk (milliseconds): long strides, but one chunk
+            # past the limit that applies now
+            t = min(t + timer.soft / 40, timer.limit(leaders) + 0.005)
+            sims = int(rate * t)
+        reasons.append((timer.reason, t / timer.soft))
+        return t
+    return search
+
+
+@pytest.mark.parametrize("system,mode", CASES)
+def test_a_simulated_game_with_the_dynamic_rules_never_loses_on_time(system, mode):
+    """Every clock, read as gtp2ogs sends it: the search extends unclear moves to the hard limit
+    and cuts decided ones short, and the game of 250 plies stays on time; early stops happen only
+    where the clock keeps the time saved."""
+    reasons = []
+    server, spent = play_game(system, SYSTEMS_19[system], mode, seed=4,
+                              searcher=synthetic_search(reasons))
+    assert {r for r, _ in reasons} <= {"soft", "hard", "clear", "decided"}
+    # simple time (30 s a move) leaves no room to extend and keeps no time saved
+    assert any(f > 1.2 for _, f in reasons) == (system != "simple")     # past the budget
+    assert any(r == "decided" and f < 1 for r, f in reasons) == (system != "simple")  # short of it
+    if system == "absolute":
+        assert all(s.spent <= SYSTEMS_19["absolute"]["total_time"] for s in server.values())
+
+
+@pytest.mark.parametrize("system,tc", [
+    ("byoyomi", dict(main_time=60, period_time=10, periods=3)),
+    ("canadian", dict(main_time=60, period_time=60, stones_per_period=10)),
+    ("absolute", dict(total_time=60)),
+])
+def test_a_simulated_9x9_sudden_death_or_overtime_game_with_the_dynamic_rules(system, tc):
+    """9x9 blitz three times longer than expected, with the dynamic rules: on time, and most of
+    the main time used."""
+    reasons = []
+    server, _ = play_game(system, tc, "kgs", size=9, plies=160, seed=12,
+                          searcher=synthetic_search(reasons))
+    for s in server.values():
+        assert s.main_used() > 0.5 * tc.get("main_time", tc.get("total_time"))

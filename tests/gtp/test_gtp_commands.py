@@ -319,6 +319,11 @@ def test_params(eng):
     eng.ok("goengine-set_param chat false")
     assert eng.fails("goengine-set_param chat maybe").startswith("invalid value")
     eng.ok("goengine-set_param chat true")
+    assert keys["time_manager"] == ("string", "dynamic")
+    eng.ok("goengine-set_param time_manager simple")
+    assert eng.ok("goengine-get_param time_manager") == "simple"
+    assert eng.fails("goengine-set_param time_manager fast").startswith("invalid value")
+    eng.ok("goengine-set_param time_manager dynamic")
 
 
 def test_kata_param_commands(eng):
