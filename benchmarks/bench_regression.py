@@ -125,7 +125,7 @@ def main(set_path, search, playouts, seconds, extra, engine, limit, use_gnugo, g
     gg = judge_argv(gnugo_path) if use_gnugo else None
     if use_gnugo and gg is None:
         raise click.UsageError("GNU Go not found: pass --gnugo-path PATH or --no-gnugo")
-    print(f"{len(positions)} positions of {set_path} ({made.get('date', '?')}); engine: "
+    print(f"{len(positions)} positions of {set_path} (made {made[-1]['date']}); engine: "
           f"{shlex.join(argv)}; judge: {'GNU Go level %d' % GNUGO_LEVEL if gg else 'the set only'}",
           flush=True)
     t0 = time.monotonic()

@@ -162,13 +162,14 @@ def chosen_games(files: list[Path], player: str, wins: int):
 @click.option("--max-per-game", default=3, show_default=True, type=click.IntRange(min=1))
 @click.option("--gnugo", default=None, help="GNU Go binary [gnugo on PATH or /usr/games]")
 @click.option("--out", type=click.Path(dir_okay=False), default=str(SET_PATH), show_default=True)
-@click.option("--append", is_flag=True, help="keep the positions already in --out")
+@click.option("--append", is_flag=True,
+              help="keep the positions (and the commands that made them) already in --out")
 def main(records, player, wins, start, end, every, min_swing, min_gain, max_per_game, gnugo, out,
          append) -> None:
     argv = judge_argv(gnugo)
     if argv is None:
         raise click.UsageError("GNU Go not found: pass --gnugo PATH")
-    _made, positions = load_set(out) if append and Path(out).is_file() else ({}, [])
+    made, positions = load_set(out) if append and Path(out).is_file() else ([], [])
     t0 = time.monotonic()
     with GnuGoJudge(argv) as judge:
         finder = SwingFinder(judge, start, end, every, min_swing, min_gain, max_per_game,
@@ -178,9 +179,9 @@ def main(records, player, wins, start, end, every, min_swing, min_gain, max_per_
                   flush=True)
             new = finder.game(rec, relative(f), colour)
             positions = [p for p in positions if p.id not in {n.id for n in new}] + new
-    made = {"date": datetime.date.today().isoformat(),
-            "command": "python " + shlex.join(["benchmarks/find_swings.py", *sys.argv[1:]]),
-            "judge": shlex.join(argv)}
+    made.append({"date": datetime.date.today().isoformat(),
+                 "command": "python " + shlex.join(["benchmarks/find_swings.py", *sys.argv[1:]]),
+                 "judge": shlex.join(argv)})
     save_set(out, made, positions)
     print(f"{len(positions)} positions in {out} ({time.monotonic() - t0:.0f} s)")
 

@@ -55,15 +55,16 @@ class Position:
         return (self.score_after_best + self.score_after_played) / 2
 
 
-def load_set(path: str | os.PathLike = SET_PATH) -> tuple[dict, list[Position]]:
-    """The set's header (how it was made) and its positions."""
+def load_set(path: str | os.PathLike = SET_PATH) -> tuple[list[dict], list[Position]]:
+    """How the set was made (a date, command and judge for each find_swings run) and its
+    positions."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     positions = [Position(**{**p, "top_moves": [tuple(t) for t in p["top_moves"]]})
                  for p in data["positions"]]
     return data["made"], positions
 
 
-def save_set(path: str | os.PathLike, made: dict, positions: list[Position]) -> None:
+def save_set(path: str | os.PathLike, made: list[dict], positions: list[Position]) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     data = {"made": made, "positions": [dataclasses.asdict(p) for p in positions]}
     Path(path).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
