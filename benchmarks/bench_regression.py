@@ -24,7 +24,7 @@ from pathlib import Path
 
 import click
 
-from goengine.gtp.client import GtpClient
+from goengine.gtp.client import GtpClient, GtpClientError
 from goengine.sgf_tools import read_sgf
 from regression_set import (GNUGO_LEVEL, SET_PATH, GnuGoJudge, Position, judge_argv, load_set,
                             vertex)
@@ -89,6 +89,15 @@ def play_set(engine: GtpClient, positions: list[Position], judge: GnuGoJudge | N
     return rows
 
 
+def run_set(argv: list[str], gnugo: list[str] | None, positions: list[Position],
+            move_timeout: float) -> list[dict]:
+    with GtpClient(argv, name="engine", timeout=120) as eng:
+        if gnugo is None:
+            return play_set(eng, positions, None, move_timeout)
+        with GnuGoJudge(gnugo) as judge:
+            return play_set(eng, positions, judge, move_timeout)
+
+
 def write_csv(path: str, rows: list[dict]) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", newline="", encoding="utf-8") as f:
@@ -129,12 +138,10 @@ def main(set_path, search, playouts, seconds, extra, engine, limit, use_gnugo, g
           f"{shlex.join(argv)}; judge: {'GNU Go level %d' % GNUGO_LEVEL if gg else 'the set only'}",
           flush=True)
     t0 = time.monotonic()
-    with GtpClient(argv, name="engine", timeout=120) as eng:
-        if gg is None:
-            rows = play_set(eng, positions, None, move_timeout)
-        else:
-            with GnuGoJudge(gg) as judge:
-                rows = play_set(eng, positions, judge, move_timeout)
+    try:
+        rows = run_set(argv, gg, positions, move_timeout)
+    except GtpClientError as e:         # an engine that does not start, crashes or refuses
+        raise click.ClickException(str(e)) from e
     right = sum(r["verdict"] == "right" for r in rows)
     in_set = sum(r["engine_move"] in p.acceptable for r, p in zip(rows, positions))
     print(f"right: {right} of {len(rows)} ({in_set} in the acceptable set, {right - in_set} by "

@@ -27,7 +27,8 @@ from pathlib import Path
 
 import click
 
-from goengine.sgf_tools import GameRecord, read_sgf_file
+from goengine.gtp.client import GtpClientError
+from goengine.sgf_tools import GameRecord, SgfError, read_sgf_file
 from regression_set import (SET_PATH, GnuGoJudge, Position, acceptable_moves, judge_argv,
                             load_set, position_sgf, save_set, vertex)
 
@@ -144,6 +145,17 @@ def chosen_games(files: list[Path], player: str, wins: int):
             yield f, rec, colour
 
 
+def scan_games(finder: SwingFinder, games, player: str, positions: list[Position]) -> list[Position]:
+    """`positions` with each game's swings added, in place of any of the same id."""
+    with finder.judge:
+        for f, rec, colour in games:
+            print(f"{relative(f)}: {player} {colour}, {rec.result}, {len(rec.moves)} moves",
+                  flush=True)
+            new = finder.game(rec, relative(f), colour)
+            positions = [p for p in positions if p.id not in {n.id for n in new}] + new
+    return positions
+
+
 @click.command()
 @click.argument("records", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--player", default="goengine", show_default=True,
@@ -171,14 +183,14 @@ def main(records, player, wins, start, end, every, min_swing, min_gain, max_per_
         raise click.UsageError("GNU Go not found: pass --gnugo PATH")
     made, positions = load_set(out) if append and Path(out).is_file() else ([], [])
     t0 = time.monotonic()
-    with GnuGoJudge(argv) as judge:
-        finder = SwingFinder(judge, start, end, every, min_swing, min_gain, max_per_game,
-                             log=lambda s: print(s, flush=True))
-        for f, rec, colour in chosen_games(record_files(records), player, wins):
-            print(f"{relative(f)}: {player} {colour}, {rec.result}, {len(rec.moves)} moves",
-                  flush=True)
-            new = finder.game(rec, relative(f), colour)
-            positions = [p for p in positions if p.id not in {n.id for n in new}] + new
+    try:
+        positions = scan_games(SwingFinder(GnuGoJudge(argv), start, end, every, min_swing,
+                                           min_gain, max_per_game,
+                                           log=lambda s: print(s, flush=True)),
+                               chosen_games(record_files(records), player, wins), player,
+                               positions)
+    except (GtpClientError, SgfError) as e:     # GNU Go fails, or a record cannot be read
+        raise click.ClickException(str(e)) from e
     made.append({"date": datetime.date.today().isoformat(),
                  "command": "python " + shlex.join(["benchmarks/find_swings.py", *sys.argv[1:]]),
                  "judge": shlex.join(argv)})
