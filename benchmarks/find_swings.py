@@ -132,12 +132,13 @@ class SwingFinder:
 
 
 def chosen_games(files: list[Path], player: str, wins: int):
-    """(file, record, colour) of every game `player` lost and of the first `wins` it won."""
+    """(file, record, colour) of every game `player` lost and of the first `wins` it won; not
+    handicap games (the set's positions are replayed move by move, with no setup stones)."""
     won = 0
     for f in files:
         rec = read_sgf_file(f)
         colour = player_colour(rec, player)
-        if colour is None or rec.winner is None:
+        if colour is None or rec.winner is None or rec.setup_black or rec.setup_white:
             continue
         lost = rec.winner != colour
         if lost or won < wins:
