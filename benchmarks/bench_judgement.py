@@ -18,7 +18,6 @@ passes); there is no human result, so the engine's count is set against GNU Go's
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 import time
 
@@ -26,7 +25,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import click  # noqa: E402
 
-from data_paths import default_data, missing  # noqa: E402
+from data_paths import default_data, gnugo_argv, missing  # noqa: E402
 from goengine.engine.evaluator import UniformEvaluator  # noqa: E402
 from goengine.engine.game import format_result  # noqa: E402
 from goengine.engine.player import Player, PlayerConfig  # noqa: E402
@@ -50,12 +49,6 @@ def counted_games(path: str, games: int, min_margin: float) -> list[GameRecord]:
             if len(out) == games:
                 break
     return out
-
-
-def gnugo_argv(path: str | None) -> list[str] | None:
-    """GNU Go's command line: `path`, or gnugo on PATH or in Debian's games folder."""
-    exe = path or shutil.which("gnugo") or shutil.which("gnugo", path=os.path.join(os.sep, "usr", "games"))
-    return None if exe is None else [exe, "--mode", "gtp"]
 
 
 def sign(score: float) -> str:
