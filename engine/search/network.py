@@ -28,6 +28,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from goengine.engine import board as B
 from goengine.engine.coords import PASS
@@ -99,9 +100,31 @@ def run_network(evaluator: Evaluator, planes: np.ndarray, metas: np.ndarray) -> 
     n = planes.shape[-1]
     evaluator = evaluator.for_size(n)
     if evaluator.cache_size:
-        cols = metas[:, [B.M_HASH, B.M_TOPLAY, B.M_KO, B.M_LAST, B.M_LAST2]].tolist()
-        return evaluator.evaluate(planes, keys=[(n, *c) for c in cols])
+        return evaluator.evaluate(planes, keys=position_keys(metas, n).tolist())
     return evaluator.evaluate(planes)
+
+
+@njit(cache=True)
+def _mix(x):
+    """splitmix64's finaliser: every bit of x moves about half of the result's."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def position_keys(metas, n):
+    """int64[B]: the cache key of each position, its stones' Zobrist hash XOR a mix of what
+    else the planes read (board size, side to move, ko point, the last two moves): one int a
+    position, where a tuple of the six cost more Python than the cache saved on 9x9 int8
+    batches. Two positions differing in those fields collide with odds of 2**-64."""
+    out = np.empty(metas.shape[0], dtype=np.int64)
+    for j in range(metas.shape[0]):
+        small = np.int64(n)
+        for f in (B.M_TOPLAY, B.M_KO, B.M_LAST, B.M_LAST2):   # each in [-1, 1023)
+            small = small * 1024 + metas[j, f] + 1
+        out[j] = metas[j, B.M_HASH] ^ np.int64(_mix(np.uint64(small)))
+    return out
 
 
 def features(positions, name: str) -> np.ndarray:
@@ -265,6 +288,7 @@ class NetworkSearch:
         self._game, self._color = game, color
         self._configure(game)
         self._root = (st0, meta0, root_hist, hist_len)
+        self._batch_rows = None     # `_rows`: sized for this game's board at the first batch
         self._bufs = (moves_buf, priors_buf)
         self._no_row = np.zeros(1, dtype=np.float32)    # a row for kernels that take none
         self._dead = terminal_mask(dead_at_terminals, a)
@@ -322,13 +346,7 @@ class NetworkSearch:
         cfg = self.config
         game, t = self._game, self.tree
         st0, meta0, root_hist, hist_len = self._root
-        a = st0.shape[1]
-        paths = np.empty((want, 4 * a + 64), dtype=np.int64)
-        lengths = np.empty(want, dtype=np.int64)
-        sts = np.empty((want, B.NF, a), dtype=st0.dtype)
-        metas = np.empty((want, B.NM), dtype=meta0.dtype)
-        hists = np.empty((want, HISTORY, a), dtype=np.int32)
-        counts = np.empty(want, dtype=np.int64)
+        paths, lengths, sts, metas, hists, counts = self._rows(want)
         m = select_leaves(t.ti, t.tf, t.tm, st0, meta0, root_hist, hist_len, want, cfg.c_puct,
                           self._lam, cfg.fpu, cfg.n_vl, cfg.use_alphazero_c, cfg.c_base,
                           cfg.c_init, cfg.forced_k, game.komi, self._dead,
@@ -340,6 +358,20 @@ class NetworkSearch:
                           np.ones(m, dtype=bool), True)
         self._prepare(batch)
         return batch
+
+    def _rows(self, want: int) -> tuple:
+        """The batch arrays of engine.search.leaves for `want` leaves, allocated once for the
+        search's chunk (a batch's rows are read by its `finish`, before the next `select`)."""
+        if self._batch_rows is None or len(self._batch_rows[1]) < want:
+            st0, meta0 = self._root[0], self._root[1]
+            a = st0.shape[1]
+            self._batch_rows = (np.empty((want, 4 * a + 64), dtype=np.int64),
+                                np.empty(want, dtype=np.int64),
+                                np.empty((want, B.NF, a), dtype=st0.dtype),
+                                np.empty((want, B.NM), dtype=meta0.dtype),
+                                np.empty((want, HISTORY, a), dtype=np.int32),
+                                np.empty(want, dtype=np.int64))
+        return self._batch_rows
 
     def finish(self, batch: LeafBatch, net: tuple, z=None) -> None:
         """The second half of `step`: expand the batch's leaves that wait for it and back up
@@ -401,4 +433,4 @@ class NetworkSearch:
 
 
 __all__ = ["ALPHAGO_C_PUCT", "ZERO_C_PUCT", "LeafBatch", "NetSearchConfig", "NetworkSearch",
-           "Position", "features", "network_for", "run_network"]
+           "Position", "features", "network_for", "position_keys", "run_network"]
