@@ -29,7 +29,7 @@ from goengine.engine import symmetry
 from goengine.engine.evaluator import Evaluation, Evaluator, uniform_priors
 from goengine.models.metadata import ModelError
 from goengine.models.session import load_session
-from goengine.models.softmax import symmetric_softmax
+from goengine.models.softmax import heads_one_symmetry, symmetric_softmax
 
 SYMMETRY_MODES = ("random", "average", "none")
 
@@ -184,6 +184,16 @@ class OnnxEvaluator(Evaluator):
         else:
             rows = symmetry.apply_each(planes if s == 1 else np.repeat(planes, s, axis=0), flat_k)
         outputs = self._run(rows)
+        if s == 1:      # one symmetry a position: its rows mapped back in one numba call
+            priors, values, own, score = heads_one_symmetry(
+                outputs.get("policy_logits"), outputs.get("value"), outputs.get("ownership"),
+                outputs.get("score"), symmetry.permutations(n), symmetry.INVERSES[flat_k],
+                n * n + 1, mask, self.temperature)
+            if values is None:
+                values = np.zeros(batch, np.float32)
+            if priors is None:
+                priors = uniform_priors(batch, n, mask)
+            return priors, values, own, score
         values = outputs.get("value")
         values = (np.zeros(batch, np.float32) if values is None
                   else _mean(values.reshape(-1), batch, s))

@@ -58,11 +58,13 @@ def _batch_kernel(hists, counts, metas, m, n, o_own, o_opp, o_btm, out):
 
 
 def history_planes_batch(hists: np.ndarray, counts: np.ndarray, metas: np.ndarray, n: int,
-                         offsets: dict[str, int], num_planes: int) -> np.ndarray:
-    """uint8[m, C, N, N]: the history groups of `offsets` (the other planes 0) for m positions
-    whose colour rows are hists[j, :counts[j]] (oldest first) with metas[j] to play: the leaves of
-    a search's batch (engine.search.leaves), planes as `history_planes` writes them one by one."""
+                         offsets: dict[str, int], num_planes: int,
+                         dtype=np.uint8) -> np.ndarray:
+    """dtype[m, C, N, N] (0 and 1): the history groups of `offsets` (the other planes 0) for m
+    positions whose colour rows are hists[j, :counts[j]] (oldest first) with metas[j] to play:
+    the leaves of a search's batch (engine.search.leaves), planes as `history_planes` writes them
+    one by one; float32 for a network's input, written so with no uint8 copy between."""
     m = len(counts)
-    out = np.empty((m, num_planes, n * n), dtype=np.uint8)
+    out = np.empty((m, num_planes, n * n), dtype=dtype)
     _batch_kernel(hists, counts, metas, m, n, *_groups(offsets), out)
     return out.reshape(m, num_planes, n, n)

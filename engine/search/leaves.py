@@ -195,6 +195,16 @@ def select_leaves(ti, tf, tm, st0, meta0, root_hist, hist_len, want, c_puct, lam
 
 
 @njit(cache=True)
+def black_view(x, metas, m):
+    """float64[m]: x[j], a value or score for the side to move of metas[j], from Black's view
+    (one call where numpy took four on a batch of 8)."""
+    out = np.empty(m, dtype=np.float64)
+    for j in range(m):
+        out[j] = x[j] if metas[j, B.M_TOPLAY] == B.BLACK else -np.float64(x[j])
+    return out
+
+
+@njit(cache=True)
 def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_rows, sharpen,
                   temperature, v_black, has_value, z, has_z, lead_black, utility, utility_scale,
                   n_vl, moves, priors):
@@ -216,5 +226,5 @@ def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_r
                      has_value, n_vl)
 
 
-__all__ = ["HISTORY", "apply_path", "candidate_moves", "descend", "expand_node", "fill_priors",
+__all__ = ["HISTORY", "apply_path", "black_view", "candidate_moves", "descend", "expand_node", "fill_priors",
            "finish_leaves", "score_utility", "select_leaves"]

@@ -38,7 +38,8 @@ from goengine.engine.playout import seed as playout_seed
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
 from goengine.engine.search.komi import KOMI_SCALE, komi_shift, learned_komi, value_at_komi
-from goengine.engine.search.leaves import HISTORY, expand_node, finish_leaves, select_leaves
+from goengine.engine.search.leaves import (HISTORY, black_view, expand_node, finish_leaves,
+                                          select_leaves)
 from goengine.engine.search.result import SearchResult, summarize_root
 from goengine.engine.search.terminal import terminal_mask
 
@@ -382,13 +383,11 @@ class NetworkSearch:
         moves_buf, priors_buf = self._bufs
         priors, values, scores = net
         m = batch.size
-        sign = np.where(batch.metas[:, B.M_TOPLAY] == B.BLACK, 1.0, -1.0)
-        v_black = np.zeros(m)
+        v_black = lead = np.zeros(m)
         if values is not None:
-            v_black = value_at_komi(sign * values.astype(np.float64), self._komi_shift)
-        lead = np.zeros(m)
+            v_black = value_at_komi(black_view(values, batch.metas, m), self._komi_shift)
         if self._utility:   # the score head learned at value_komi, as the value: moved to komi
-            lead = sign * scores.astype(np.float64) + self._value_komi - game.komi
+            lead = black_view(scores, batch.metas, m) + self._value_komi - game.komi
         finish_leaves(t.ti, t.tf, t.tm, batch.paths, batch.lengths, m, batch.sts, batch.metas,
                       batch.expand, priors if priors is not None else self._no_row[None],
                       priors is not None, self.sl_priors, cfg.policy_temperature, v_black,
