@@ -212,14 +212,17 @@ class OnnxEvaluator(Evaluator):
 
     def _run(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """session.run over `rows` in chunks of max_batch; {output name: concatenated array}."""
-        parts = []
-        for start in range(0, len(rows), self.max_batch):
-            parts.append(self.model.session.run(None, {self.model.input_name:
-                                                       rows[start:start + self.max_batch]}))
+        session, feed = self.model.session, self.model.input_name
+        if len(rows) <= self.max_batch:     # the searches' batches: one call, no slicing
+            out = session.run(None, {feed: rows})
             with self._lock:
                 self.runs += 1
-        if len(parts) == 1:
-            return dict(zip(self.model.output_names, parts[0]))
+            return dict(zip(self.model.output_names, out))
+        parts = []
+        for start in range(0, len(rows), self.max_batch):
+            parts.append(session.run(None, {feed: rows[start:start + self.max_batch]}))
+            with self._lock:
+                self.runs += 1
         return {name: np.concatenate([out[i] for out in parts])
                 for i, name in enumerate(self.model.output_names)}
 
