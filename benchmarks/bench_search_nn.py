@@ -5,9 +5,9 @@ rollouts alone, measured in one run.
     python benchmarks/bench_search_nn.py [--model models/bundled/zero-9x9.int8.onnx:9 ...]
         [--batch 8] [--seconds 3] [--repeats 3] [--threads 1] [--alphago-size 19]
 
-Per `--model PATH:SIZE` (default: the bundled 9x9 int8 Zero network on 9x9 and the 19x19 int8
-one on 19x19; `--model fresh:9` exports a freshly initialised network of the cpu preset, the
-speed does not depend on the weights): raw `session.run` on one batch of B random planes, then
+Per `--model PATH[:SIZE]` (SIZE 9 when not given; default: the bundled 9x9 int8 Zero network on
+9x9 and the 19x19 int8 one on 19x19; `--model fresh:9` exports a freshly initialised network of
+the cpu preset, the speed does not depend on the weights): raw `session.run` on one batch of B random planes, then
 a Zero search from the empty board (random symmetry, no cache, as this benchmark always ran it),
 alternated `--repeats` times. Then the AlphaGo search on the bundled policy, value and rollout
 models (`--alphago-size`, 0 skips it) with `rollout_threads` 1 and 2, against the fast rollout
@@ -75,11 +75,6 @@ def raw_rates(path, size, batch, seconds, threads) -> tuple[float, float]:
         sess.run(None, {name: planes})
         return batch
     return _timed(work, seconds)
-
-
-def raw_rate(path, size, batch, seconds, threads) -> float:
-    """Raw onnxruntime evaluations per wall second at batch `batch` (bench_selfplay's baseline)."""
-    return raw_rates(path, size, batch, seconds, threads)[0]
 
 
 def zero_rates(ev, size, batch, seconds, seed) -> tuple[float, float]:
@@ -171,8 +166,8 @@ def alphago_rows(size, seconds, repeats) -> None:
 
 @click.command()
 @click.option("--model", "models", multiple=True, default=DEFAULT_MODELS, show_default=True,
-              help="PATH:SIZE of a zero-kind ONNX file and the board it runs on (PATH 'fresh': "
-                   "a new cpu-preset network); repeatable")
+              help="PATH[:SIZE] of a zero-kind ONNX file and the board it runs on (9 if not "
+                   "given; PATH 'fresh': a new cpu-preset network); repeatable")
 @click.option("--batch", default=8, show_default=True)
 @click.option("--seconds", default=3.0, show_default=True, help="per measurement")
 @click.option("--repeats", default=3, show_default=True)
@@ -181,9 +176,11 @@ def alphago_rows(size, seconds, repeats) -> None:
               help="board of the AlphaGo search rows; 0: none")
 def main(models, batch, seconds, repeats, threads, alphago_size):
     for spec in models:
-        path, _, size = spec.rpartition(":")
+        path, colon, size = spec.rpartition(":")
+        if not colon:       # PATH alone: 9x9, as this benchmark measured before it took sizes
+            path, size = spec, "9"
         if not path or not size.isdigit():
-            raise click.BadParameter(f"{spec!r} is not PATH:SIZE", param_hint="--model")
+            raise click.BadParameter(f"{spec!r} is not PATH[:SIZE]", param_hint="--model")
         path = _fresh_model("zero") if path == "fresh" else path
         print(f"{os.path.basename(path)} on {size}x{size}, batch {batch}, onnxruntime threads "
               f"{threads}", flush=True)
