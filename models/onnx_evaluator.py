@@ -152,13 +152,12 @@ class OnnxEvaluator(Evaluator):
                 np.empty(batch, dtype=np.float32) if self.has_score else None]
 
     def _store(self, keys, rows, computed: tuple) -> None:
-        """Cache rows[i] of `computed` under keys[i] (key, mode, temperature): views of one
-        private copy of the batch's arrays (the caller may write into the ones it gets); the
-        least recently used entries go beyond cache_size."""
-        own = [None if c is None else c.copy() for c in computed]
+        """Cache rows[i] of `computed` under keys[i] (key, mode, temperature): copies of its
+        rows (the caller may write into the arrays it gets, and a row kept must not keep its
+        whole batch alive); the least recently used entries go beyond cache_size."""
         with self._lock:
             for key, i in zip(keys, rows):
-                self._cache[key] = tuple(None if c is None else c[i] for c in own)
+                self._cache[key] = tuple(None if c is None else c[i].copy() for c in computed)
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
 
