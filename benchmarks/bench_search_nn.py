@@ -1,10 +1,24 @@
-"""Network evaluations per second inside the search against raw onnxruntime throughput for the
-same model and batch size, measured in one run.
+"""Network evaluations per second inside the Zero search against raw onnxruntime throughput for
+the same network and batch size, and the AlphaGo search's visits per second against its
+rollouts alone, measured in one run.
 
-    python benchmarks/bench_search_nn.py [--model models/bundled/zero.onnx] [--size 9] [--batch 8]
+    python benchmarks/bench_search_nn.py [--model models/bundled/zero-9x9.int8.onnx:9 ...]
+        [--batch 8] [--seconds 3] [--repeats 3] [--threads 1] [--alphago-size 19]
 
-Without --model a freshly initialised network of the cpu preset is exported to a temporary file
-(the speed does not depend on the weights). Goal: inside / raw >= 0.80.
+Per `--model PATH[:SIZE]` (SIZE 9 when not given; default: the bundled 9x9 int8 Zero network on
+9x9 and the 19x19 int8 one on 19x19; `--model fresh:9` exports a freshly initialised network of
+the cpu preset, the speed does not depend on the weights): raw `session.run` on one batch of B random planes, then
+a Zero search from the empty board (random symmetry, no cache, as this benchmark always ran it),
+alternated `--repeats` times. Then the AlphaGo search on the bundled policy, value and rollout
+models (`--alphago-size`, 0 skips it) with `rollout_threads` 1 and 2, against the fast rollout
+policy's playouts alone from the same empty board, alternated the same way.
+
+Each rate is given per wall second and per CPU second of this process: on a machine shared with
+other jobs the wall rates move with their load, while the CPU rates of one thread's work (raw
+onnxruntime, the Zero search: onnxruntime runs in the caller's thread with one intra-op thread)
+do not. The ratios are medians over the repeats. Goals: Zero search / raw >= 0.90; the AlphaGo
+search's visits/s as near as its rollouts allow (a rollout per visit: the network calls run on
+a second thread beside them).
 """
 from __future__ import annotations
 
@@ -17,10 +31,17 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import click  # noqa: E402
 import numpy as np  # noqa: E402
 
+from goengine.engine.board import new_board  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
+from goengine.engine.playout import seed as playout_seed  # noqa: E402
+from goengine.engine.rollout.policy import RolloutPolicy  # noqa: E402
+from goengine.engine.search.alphago import AlphaGoSearch, rollouts  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig  # noqa: E402
 from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.models.store import default_path  # noqa: E402
+
+DEFAULT_MODELS = ("models/bundled/zero-9x9.int8.onnx:9", "models/bundled/zero.int8.onnx:19")
 
 
 def _fresh_model(kind: str) -> str:
@@ -34,42 +55,140 @@ def _fresh_model(kind: str) -> str:
     return path
 
 
-def raw_rate(path, size, batch, seconds, threads) -> float:
+def _timed(work, seconds: float) -> tuple[float, float]:
+    """(per wall second, per CPU second of this process) of the counts `work()` returns, called
+    until `seconds` have passed."""
+    n, wall, cpu = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - wall < seconds:
+        n += work()
+    return n / (time.perf_counter() - wall), n / max(time.process_time() - cpu, 1e-9)
+
+
+def raw_rates(path, size, batch, seconds, threads) -> tuple[float, float]:
+    """Raw onnxruntime: (evaluations per wall second, per CPU second) at batch `batch`."""
     ev = OnnxEvaluator(path, threads=threads, symmetry="none", cache_size=0)
     planes = np.random.default_rng(0).random((batch, ev.meta.planes, size, size), dtype=np.float32)
     sess, name = ev.model.session, ev.model.input_name
     sess.run(None, {name: planes})
-    n, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+
+    def work():
         sess.run(None, {name: planes})
-        n += batch
-    return n / (time.perf_counter() - start)
+        return batch
+    return _timed(work, seconds)
 
 
-def search_rate(path, size, batch, seconds, threads) -> tuple[float, float]:
-    ev = OnnxEvaluator(path, threads=threads, symmetry="random", cache_size=0, seed=1)
-    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=1)
+def zero_rates(ev, size, batch, seconds, seed) -> tuple[float, float]:
+    """The Zero search's network evaluations (per wall second, per CPU second) from the empty
+    board, one search of `seconds`."""
+    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=seed)
     g = Game(size)
-    s.search(g, g.to_play, playouts=64)  # compile and warm up
-    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=2)
+    wall, cpu = time.perf_counter(), time.process_time()
+    s.search(g, g.to_play, seconds=seconds)
+    return (s.evaluations / (time.perf_counter() - wall),
+            s.evaluations / max(time.process_time() - cpu, 1e-9))
+
+
+def alphago_rates(nets, size, seconds, threads, seed) -> tuple[float, float]:
+    """The AlphaGo search's visits (per wall second, per CPU second) from the empty board."""
+    policy, value, rollout = nets
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago", rollout_threads=threads), policy=policy,
+                      value=value, policy_features=policy.meta.feature_set,
+                      value_features=value.meta.feature_set, seed=seed, rollout=rollout)
+    g = Game(size)
+    wall, cpu = time.perf_counter(), time.process_time()
     res = s.search(g, g.to_play, seconds=seconds)
-    return s.evaluations / res.elapsed, res.simulations / res.elapsed
+    rates = (res.simulations / (time.perf_counter() - wall),
+             res.simulations / max(time.process_time() - cpu, 1e-9))
+    s.close()
+    return rates
+
+
+def rollout_rates(rollout, size, batch, seconds) -> tuple[float, float]:
+    """The fast rollout policy's playouts alone, `batch` at a time as the search runs them (on
+    one thread), from the empty board: (per wall second, per CPU second)."""
+    st, meta = new_board(size)
+    sts, metas = np.stack([st] * batch), np.stack([meta] * batch)
+    tables, own = rollout.new_tables(), np.zeros(st.shape[1])
+    playout_seed(1)
+
+    def work():
+        rollouts(sts.copy(), metas.copy(), batch, 7.5, 3 * size * size, own, tables, True)
+        return batch
+    work()
+    return _timed(work, seconds)
+
+
+def _median(xs) -> float:
+    return float(np.median(xs))
+
+
+def zero_rows(path, size, batch, seconds, repeats, threads) -> None:
+    ev = OnnxEvaluator(path, threads=threads, symmetry="random", cache_size=0, seed=1)
+    zero_rates(ev, size, batch, 1.0, seed=1)      # compile and warm up
+    rows = []
+    for r in range(repeats):
+        raw = raw_rates(path, size, batch, seconds, threads)
+        inside = zero_rates(ev, size, batch, seconds, seed=2 + r)
+        rows.append((raw, inside))
+        print(f"  repeat {r + 1}: raw {raw[0]:7.0f}/s wall {raw[1]:7.0f}/s CPU; inside the "
+              f"search {inside[0]:7.0f}/s wall {inside[1]:7.0f}/s CPU", flush=True)
+    wall = _median([i[0] / w[0] for w, i in rows])
+    cpu = _median([i[1] / w[1] for w, i in rows])
+    print(f"  Zero search / raw onnxruntime at batch {batch}: {wall:.2f} by wall time, "
+          f"{cpu:.2f} by CPU time (goal >= 0.90)")
+
+
+def alphago_rows(size, seconds, repeats) -> None:
+    paths = {k: default_path(k) for k in ("policy", "value", "rollout")}
+    if not all(p.exists() for p in paths.values()):
+        print("  the bundled policy, value and rollout models are missing: skipped")
+        return
+    nets = (OnnxEvaluator(paths["policy"], threads=1, kind="policy", seed=1),
+            OnnxEvaluator(paths["value"], threads=1, kind="value", seed=1),
+            RolloutPolicy.load(paths["rollout"]))
+    alphago_rates(nets, size, 1.0, 2, seed=1)      # compile and warm up
+    cfg = NetSearchConfig(mode="alphago")
+    rows = []
+    for r in range(repeats):
+        alone = rollout_rates(nets[2], size, cfg.batch_size, seconds)
+        one = alphago_rates(nets, size, seconds, 1, seed=2 + r)
+        two = alphago_rates(nets, size, seconds, 2, seed=2 + r)
+        rows.append((alone, one, two))
+        print(f"  repeat {r + 1}: rollouts alone {alone[0]:6.0f}/s wall {alone[1]:6.0f}/s CPU; "
+              f"search, 1 rollout thread {one[0]:6.0f}/s wall {one[1]:6.0f}/s CPU; "
+              f"2 threads {two[0]:6.0f}/s wall {two[1]:6.0f}/s CPU", flush=True)
+    for k, name in ((1, "1 rollout thread"), (2, "2 rollout threads")):
+        wall = _median([row[k][0] / row[0][0] for row in rows])
+        cpu = _median([row[k][1] / row[0][1] for row in rows])
+        print(f"  AlphaGo search visits/s, {name} / rollouts alone: {wall:.2f} by wall time, "
+              f"{cpu:.2f} by CPU time")
 
 
 @click.command()
-@click.option("--model", default=None, help="a zero-kind ONNX file (default: fresh cpu preset)")
-@click.option("--size", default=9, show_default=True)
+@click.option("--model", "models", multiple=True, default=DEFAULT_MODELS, show_default=True,
+              help="PATH[:SIZE] of a zero-kind ONNX file and the board it runs on (9 if not "
+                   "given; PATH 'fresh': a new cpu-preset network); repeatable")
 @click.option("--batch", default=8, show_default=True)
-@click.option("--seconds", default=5.0, show_default=True)
-@click.option("--threads", default=1, show_default=True)
-def main(model, size, batch, seconds, threads):
-    path = model or _fresh_model("zero")
-    raw = raw_rate(path, size, batch, seconds, threads)
-    inside, sims = search_rate(path, size, batch, seconds, threads)
-    print(f"board {size}x{size}, batch {batch}, onnxruntime threads {threads}")
-    print(f"raw onnxruntime: {raw:.0f} evaluations/s")
-    print(f"inside search:   {inside:.0f} evaluations/s ({sims:.0f} simulations/s)")
-    print(f"ratio {inside / raw:.2f} (goal >= 0.80)")
+@click.option("--seconds", default=3.0, show_default=True, help="per measurement")
+@click.option("--repeats", default=3, show_default=True)
+@click.option("--threads", default=1, show_default=True, help="onnxruntime threads (Zero)")
+@click.option("--alphago-size", default=19, show_default=True,
+              help="board of the AlphaGo search rows; 0: none")
+def main(models, batch, seconds, repeats, threads, alphago_size):
+    for spec in models:
+        path, colon, size = spec.rpartition(":")
+        if not colon:       # PATH alone: 9x9, as this benchmark measured before it took sizes
+            path, size = spec, "9"
+        if not path or not size.isdigit():
+            raise click.BadParameter(f"{spec!r} is not PATH[:SIZE]", param_hint="--model")
+        path = _fresh_model("zero") if path == "fresh" else path
+        print(f"{os.path.basename(path)} on {size}x{size}, batch {batch}, onnxruntime threads "
+              f"{threads}", flush=True)
+        zero_rows(path, int(size), batch, seconds, repeats, threads)
+    if alphago_size:
+        print(f"AlphaGo search on {alphago_size}x{alphago_size} (bundled policy, value, rollout "
+              f"policy; batch 8, lambda 0.5)", flush=True)
+        alphago_rows(alphago_size, seconds, repeats)
 
 
 if __name__ == "__main__":

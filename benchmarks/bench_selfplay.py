@@ -11,7 +11,8 @@ in this process and by `training.workers.pool.WorkerPool` on a local Ray with ea
 setting is warmed up first (Ray start, the actors, onnxruntime sessions, numba's cache), so the
 figures are steady-state games/s. Printed: games/s and moves/s per setting (with `--zero`, also
 the network evaluations/s of each worker against raw onnxruntime's at the search's batch of 8,
-measured in the same run, before and after the games: `bench_search_nn.raw_rate`), the speed-up of N
+measured in the same run, before and after the games: `bench_search_nn.raw_rates`; per wall second
+and per CPU second of the workers, which other jobs on a shared machine do not move), the speed-up of N
 workers over 1, and the per-game cost of Ray: 1 Ray worker's time per game against this process's
 in wall time, and in the CPU time the games took inside the workers (on a shared machine other
 jobs, and Ray's own processes, take cores: wall time shows that, CPU time does not).
@@ -30,7 +31,7 @@ from goengine.training.workers.selfplay import GamesJob
 from goengine.training.workers.pool import WorkerPool, make_jobs
 from goengine.training.zero.selfplay import ZeroGamesJob
 
-from bench_search_nn import raw_rate  # noqa: E402  (a sibling script: benchmarks/ is on sys.path)
+from bench_search_nn import raw_rates  # noqa: E402  (a sibling script: benchmarks/ is on sys.path)
 
 
 def timed(pool: WorkerPool, onnx: bytes, args: dict, games: int, per_job: int,
@@ -68,7 +69,7 @@ def main(policy, size, games, games_per_job, workers, zero, visits):
     rows = {}
     # raw onnxruntime before and after the games: on a shared machine the load moves, and the
     # ratio should not hang on one moment of it
-    raws = [raw_rate(policy or bundled(kind), size, 8, 5.0, 1)] if zero else []
+    raws = [raw_rates(policy or bundled(kind), size, 8, 5.0, 1)] if zero else []
     local = WorkerPool(workers=0)
     rows["in process"] = timed(local, onnx, args, games, games_per_job, **how)
     for w in (int(x) for x in workers.split(",")):
@@ -83,14 +84,17 @@ def main(policy, size, games, games_per_job, workers, zero, visits):
         print(f"  {name:>10}: {games / sec:7.2f} games/s  {moves / sec:8.0f} moves/s  ({sec:.1f} s; "
               f"{1000 * cpu / games:.1f} CPU ms per game in the workers)")
     if zero:
-        raws.append(raw_rate(policy or bundled(kind), size, 8, 5.0, 1))
-        raw = sum(raws) / 2
-        print(f"  raw onnxruntime at batch 8, 1 thread: {raws[0]:.0f}/s before the games, "
-              f"{raws[1]:.0f}/s after")
-        for name, (sec, _, _, evals) in rows.items():
+        raws.append(raw_rates(policy or bundled(kind), size, 8, 5.0, 1))
+        raw = (raws[0][0] + raws[1][0]) / 2
+        raw_cpu = (raws[0][1] + raws[1][1]) / 2
+        print(f"  raw onnxruntime at batch 8, 1 thread: {raws[0][0]:.0f}/s before the games, "
+              f"{raws[1][0]:.0f}/s after ({raws[0][1]:.0f} and {raws[1][1]:.0f} per CPU second)")
+        for name, (sec, _, cpu, evals) in rows.items():
             per_worker = evals / sec / max(1, int(name[5:]) if name.startswith("ray x") else 1)
             print(f"  {name:>10}: {per_worker:7.0f} evaluations/s per worker, "
-                  f"{per_worker / raw:.2f} of raw onnxruntime ({raw:.0f}/s at batch 8, 1 thread)")
+                  f"{per_worker / raw:.2f} of raw onnxruntime ({raw:.0f}/s at batch 8, 1 thread); "
+                  f"{evals / cpu:.0f} per CPU second of the workers, {evals / cpu / raw_cpu:.2f} "
+                  f"of raw onnxruntime's ({raw_cpu:.0f})")
     if "ray x1" in rows:
         base = rows["ray x1"][0]
         for name, (sec, *_) in rows.items():

@@ -60,7 +60,7 @@ def permutations(n: int) -> np.ndarray:
 def _symmetry_indices(ks, count: int) -> np.ndarray:
     if not (isinstance(ks, np.ndarray) and ks.dtype == np.int64 and ks.shape == (count,)):
         ks = np.ascontiguousarray(np.broadcast_to(np.asarray(ks, dtype=np.int64), (count,)))
-    if ks.size and (ks.min() < 0 or ks.max() >= N_SYMMETRIES):
+    if (ks & ~np.int64(N_SYMMETRIES - 1)).any():    # outside 0..7 (one pass, not min and max)
         raise ValueError(f"symmetries must be in 0..7, got {ks}")
     return ks
 

@@ -27,7 +27,7 @@ from goengine.engine.rollout.policy import RolloutPolicy
 from goengine.engine.rules import Rules
 from goengine.engine.search.mcts import MctsConfig, MctsSearch
 from goengine.engine.search.alphago import AlphaGoSearch, rollouts
-from goengine.engine.search.network import NetSearchConfig, Position
+from goengine.engine.search.network import NetSearchConfig, Position, position_keys
 from goengine.engine.search.policy import PolicyPlayer
 from goengine.engine.search.zero import ZeroSearch
 
@@ -90,6 +90,7 @@ def _network(size: int) -> None:
     for search in searches:
         _player_game(Player(search, _small(PlayerConfig())), size)
         search.close()
+    position_keys(Game(size).meta[None], size)    # the cache keys of networks that keep a cache
 
 
 def _features(size: int) -> None:

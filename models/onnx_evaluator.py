@@ -29,7 +29,7 @@ from goengine.engine import symmetry
 from goengine.engine.evaluator import Evaluation, Evaluator, uniform_priors
 from goengine.models.metadata import ModelError
 from goengine.models.session import load_session
-from goengine.models.softmax import symmetric_softmax
+from goengine.models.softmax import heads_one_symmetry, symmetric_softmax
 
 SYMMETRY_MODES = ("random", "average", "none")
 
@@ -79,44 +79,48 @@ class OnnxEvaluator(Evaluator):
         mode = self.symmetry if symmetry is None else symmetry
         if mode not in SYMMETRY_MODES:
             raise ValueError(f"symmetry must be one of {SYMMETRY_MODES}, got {mode!r}")
-        priors = np.empty((batch, n * n + 1), dtype=np.float32)
-        values = np.empty(batch, dtype=np.float32)
-        own = np.empty((batch, n * n), dtype=np.float32) if self.has_ownership else None
-        score = np.empty(batch, dtype=np.float32) if self.has_score else None
-        fields = [priors, values, own, score]
-        caching = keys is not None and self.cache_size > 0
-        todo, same_as = [], {}      # same_as: row -> the earlier row of this batch with its key
+        if keys is None or self.cache_size <= 0:    # every row computed: no per-row bookkeeping
+            return Evaluation(*self._compute(planes, legal_mask, n, mode))
+        cache, tag = self._cache, (mode, self.temperature)
+        full = [(key, *tag) for key in keys]
+        todo, same_as, hits = [], [], []   # same_as: (row, the earlier row with its key)
         first_row: dict = {}
         with self._lock:
-            for i in range(batch):
-                if caching and keys[i] in first_row:
-                    same_as[i] = first_row[keys[i]]
+            for i, key in enumerate(full):
+                j = first_row.get(key)
+                if j is not None:
+                    same_as.append((i, j))
                     continue
-                hit = self._cache_get(keys[i], mode) if caching else None
+                hit = cache.get(key)
                 if hit is None:
                     todo.append(i)
-                    if caching:
-                        first_row[keys[i]] = i
+                    first_row[key] = i
                 else:
-                    for f, h in zip(fields, hit):
-                        if f is not None:
-                            f[i] = h
+                    cache.move_to_end(key)
+                    hits.append((i, hit))
+            self.cache_hits += len(hits)
+            self.cache_misses += len(todo)
+        if not hits and not same_as:    # every row new (the search's usual batch): no gathers
+            computed = self._compute(planes, legal_mask, n, mode)
+            self._store(full, range(batch), computed)
+            return Evaluation(*computed)
+        fields = self._empty_fields(batch, n)
         if todo:
             mask = None if legal_mask is None else np.asarray(legal_mask, dtype=bool)[todo]
             computed = self._compute(np.asarray(planes)[todo], mask, n, mode)
             for f, c in zip(fields, computed):
                 if f is not None:
                     f[todo] = c
-            if keys is not None:
-                with self._lock:
-                    for i in todo:
-                        self._cache_put(keys[i], mode, tuple(None if f is None else
-                                                             f[i].copy() for f in fields))
-        for i, j in same_as.items():
+            self._store([full[i] for i in todo], range(len(todo)), computed)
+        for i, hit in hits:
+            for f, h in zip(fields, hit):
+                if f is not None:
+                    f[i] = h
+        for i, j in same_as:
             for f in fields:
                 if f is not None:
                     f[i] = f[j]
-        return Evaluation(priors=priors, value_stm=values, ownership=own, score=score)
+        return Evaluation(*fields)
 
     def for_size(self, n: int) -> OnnxEvaluator:
         return self       # one network for every size it runs on
@@ -141,25 +145,21 @@ class OnnxEvaluator(Evaluator):
             raise ValueError(f"{len(keys)} keys for {batch} positions")
         return batch, n
 
-    def _cache_get(self, key: Hashable, mode: str) -> tuple | None:
-        if self.cache_size <= 0:
-            return None
-        full = (key, mode, self.temperature)
-        hit = self._cache.get(full)
-        if hit is None:
-            self.cache_misses += 1
-            return None
-        self._cache.move_to_end(full)
-        self.cache_hits += 1
-        return hit
+    def _empty_fields(self, batch: int, n: int) -> list:
+        """[priors, values, ownership or None, score or None], uninitialised, for B positions."""
+        return [np.empty((batch, n * n + 1), dtype=np.float32), np.empty(batch, dtype=np.float32),
+                np.empty((batch, n * n), dtype=np.float32) if self.has_ownership else None,
+                np.empty(batch, dtype=np.float32) if self.has_score else None]
 
-    def _cache_put(self, key: Hashable, mode: str, entry: tuple) -> None:
-        """entry: this position's (priors, value, ownership or None, score or None)."""
-        if self.cache_size <= 0:
-            return
-        self._cache[(key, mode, self.temperature)] = entry
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+    def _store(self, keys, rows, computed: tuple) -> None:
+        """Cache rows[i] of `computed` under keys[i] (key, mode, temperature): copies of its
+        rows (the caller may write into the arrays it gets, and a row kept must not keep its
+        whole batch alive); the least recently used entries go beyond cache_size."""
+        with self._lock:
+            for key, i in zip(keys, rows):
+                self._cache[key] = tuple(None if c is None else c[i].copy() for c in computed)
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
 
     def _symmetries(self, batch: int, mode: str) -> np.ndarray:
         """[B, S] symmetry indices for each position: S = 8 (average) or 1."""
@@ -177,8 +177,22 @@ class OnnxEvaluator(Evaluator):
         ks = self._symmetries(batch, mode)                             # [B, S]
         s = ks.shape[1]
         flat_k = ks.reshape(-1)
-        rows = symmetry.apply_each(np.repeat(np.asarray(planes, np.float32), s, axis=0), flat_k)
+        planes = np.ascontiguousarray(planes, np.float32)
+        if mode == "none":      # the identity: the planes as they are
+            rows = planes
+        else:
+            rows = symmetry.apply_each(planes if s == 1 else np.repeat(planes, s, axis=0), flat_k)
         outputs = self._run(rows)
+        if s == 1:      # one symmetry a position: its rows mapped back in one numba call
+            priors, values, own, score = heads_one_symmetry(
+                outputs.get("policy_logits"), outputs.get("value"), outputs.get("ownership"),
+                outputs.get("score"), symmetry.permutations(n), symmetry.INVERSES[flat_k],
+                n * n + 1, mask, self.temperature)
+            if values is None:
+                values = np.zeros(batch, np.float32)
+            if priors is None:
+                priors = uniform_priors(batch, n, mask)
+            return priors, values, own, score
         values = outputs.get("value")
         values = (np.zeros(batch, np.float32) if values is None
                   else _mean(values.reshape(-1), batch, s))
@@ -197,14 +211,17 @@ class OnnxEvaluator(Evaluator):
 
     def _run(self, rows: np.ndarray) -> dict[str, np.ndarray]:
         """session.run over `rows` in chunks of max_batch; {output name: concatenated array}."""
-        parts = []
-        for start in range(0, len(rows), self.max_batch):
-            parts.append(self.model.session.run(None, {self.model.input_name:
-                                                       rows[start:start + self.max_batch]}))
+        session, feed = self.model.session, self.model.input_name
+        if len(rows) <= self.max_batch:     # the searches' batches: one call, no slicing
+            out = session.run(None, {feed: rows})
             with self._lock:
                 self.runs += 1
-        if len(parts) == 1:
-            return dict(zip(self.model.output_names, parts[0]))
+            return dict(zip(self.model.output_names, out))
+        parts = []
+        for start in range(0, len(rows), self.max_batch):
+            parts.append(session.run(None, {feed: rows[start:start + self.max_batch]}))
+            with self._lock:
+                self.runs += 1
         return {name: np.concatenate([out[i] for out in parts])
                 for i, name in enumerate(self.model.output_names)}
 

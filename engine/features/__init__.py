@@ -97,5 +97,5 @@ def extract_leaves(name: str | FeatureSet, hists: np.ndarray, counts: np.ndarray
     offs, history = _plan(fs)
     if offs is not None or not history:
         raise ValueError(f"{fs.name} is not a history-only feature set")
-    return history_planes_batch(hists, counts, metas, n, fs.offsets,
-                                fs.num_planes).astype(np.float32)
+    return history_planes_batch(hists, counts, metas, n, fs.offsets, fs.num_planes,
+                                np.float32)

@@ -54,7 +54,8 @@ def value_at_komi(v_black, shift: float):
     """Black's value(s) learned at the networks' komi, moved by `komi_shift`."""
     if shift == 0.0:
         return v_black
-    return np.tanh(np.arctanh(np.clip(v_black, -VALUE_LIMIT, VALUE_LIMIT)) + shift)
+    # minimum/maximum: np.clip's numbers at a third of its cost on a search's batch
+    return np.tanh(np.arctanh(np.minimum(np.maximum(v_black, -VALUE_LIMIT), VALUE_LIMIT)) + shift)
 
 
 def fair_komi(komi: float, black_share: float, size: int, komi_scale: float = KOMI_SCALE) -> float:

@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from goengine.engine import board as B
+from goengine.engine.colors import EMPTY
 from goengine.engine.search import tree as T
 from goengine.engine.search.priors import heuristic_priors
 from goengine.engine.search.terminal import judged_area_ownership
@@ -82,10 +83,21 @@ def apply_path(ti, st, meta, path, length, hist, hist_len):
 def candidate_moves(st, meta, moves):
     """Legal moves (simple ko) that do not fill a true own eye, then pass; returns the count."""
     c = meta[B.M_TOPLAY]
+    w = meta[B.M_W]
+    color = st[B.F_COLOR]
     k = 0
     for i in range(meta[B.M_NEMPTY]):
         p = st[B.F_ELIST, i]
-        if B.legality(st, meta, p, c) == B.LEGAL and not B.is_eye(st, meta, p, c):
+        if (color[p - w] == EMPTY or color[p + w] == EMPTY or color[p - 1] == EMPTY
+                or color[p + 1] == EMPTY):
+            # an empty neighbour: legal but at the ko point, and no eye. Most points are so;
+            # deciding them here, without the calls to `legality` and `is_eye` (each costs
+            # about ten times its test: its array arguments), makes the expansion of a 9x9
+            # leaf about 15x cheaper
+            ok = not (p == meta[B.M_KO] and c == meta[B.M_KOCOLOR])
+        else:
+            ok = B.legality(st, meta, p, c) == B.LEGAL and not B.is_eye(st, meta, p, c)
+        if ok:
             moves[k] = p
             k += 1
     moves[k] = -1
@@ -209,6 +221,16 @@ def select_leaves(ti, tf, tm, st0, meta0, root_hist, hist_len, want, c_puct, lam
 
 
 @njit(cache=True)
+def black_view(x, metas, m):
+    """float64[m]: x[j], a value or score for the side to move of metas[j], from Black's view
+    (one call where numpy took four on a batch of 8)."""
+    out = np.empty(m, dtype=np.float64)
+    for j in range(m):
+        out[j] = x[j] if metas[j, B.M_TOPLAY] == B.BLACK else -np.float64(x[j])
+    return out
+
+
+@njit(cache=True)
 def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_rows, sharpen,
                   temperature, v_black, has_value, z, margin, has_z, lead_black, has_lead, util,
                   n_vl, moves, priors):
@@ -238,5 +260,5 @@ def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_r
 
 
 __all__ = ["HISTORY", "U_CENTRE", "U_DSCALE", "U_DYNAMIC", "U_SCALE", "U_STATIC", "apply_path",
-           "candidate_moves", "descend", "expand_node", "fill_priors", "finish_leaves",
-           "score_utility", "select_leaves", "utility_on"]
+           "black_view", "candidate_moves", "descend", "expand_node", "fill_priors",
+           "finish_leaves", "score_utility", "select_leaves", "utility_on"]

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from goengine.engine import board as B
 from goengine.engine.coords import PASS
@@ -39,8 +40,8 @@ from goengine.engine.playout import seed as playout_seed
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
 from goengine.engine.search.komi import KOMI_SCALE, komi_shift, learned_komi, value_at_komi
-from goengine.engine.search.leaves import (HISTORY, expand_node, finish_leaves, select_leaves,
-                                           utility_on)
+from goengine.engine.search.leaves import (HISTORY, black_view, expand_node, finish_leaves,
+                                           select_leaves, utility_on)
 from goengine.engine.search.result import SearchResult, summarize_root
 from goengine.engine.search.terminal import terminal_mask
 
@@ -128,9 +129,31 @@ def run_network(evaluator: Evaluator, planes: np.ndarray, metas: np.ndarray) -> 
     n = planes.shape[-1]
     evaluator = evaluator.for_size(n)
     if evaluator.cache_size:
-        cols = metas[:, [B.M_HASH, B.M_TOPLAY, B.M_KO, B.M_LAST, B.M_LAST2]].tolist()
-        return evaluator.evaluate(planes, keys=[(n, *c) for c in cols])
+        return evaluator.evaluate(planes, keys=position_keys(metas, n).tolist())
     return evaluator.evaluate(planes)
+
+
+@njit(cache=True)
+def _mix(x):
+    """splitmix64's finaliser: every bit of x moves about half of the result's."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True)
+def position_keys(metas, n):
+    """int64[B]: the cache key of each position, its stones' Zobrist hash XOR a mix of what
+    else the planes read (board size, side to move, ko point, the last two moves): one int a
+    position, where a tuple of the six cost more Python than the cache saved on 9x9 int8
+    batches. Two positions differing in those fields collide with odds of 2**-64."""
+    out = np.empty(metas.shape[0], dtype=np.int64)
+    for j in range(metas.shape[0]):
+        small = np.int64(n)
+        for f in (B.M_TOPLAY, B.M_KO, B.M_LAST, B.M_LAST2):   # each in [-1, 1023)
+            small = small * 1024 + metas[j, f] + 1
+        out[j] = metas[j, B.M_HASH] ^ np.int64(_mix(np.uint64(small)))
+    return out
 
 
 def features(positions, name: str) -> np.ndarray:
@@ -308,6 +331,7 @@ class NetworkSearch:
         self._game, self._color = game, color
         self._configure(game)
         self._root = (st0, meta0, root_hist, hist_len)
+        self._batch_rows = None     # `_rows`: sized for this game's board at the first batch
         self._bufs = (moves_buf, priors_buf)
         self._no_row = np.zeros(1, dtype=np.float32)    # a row for kernels that take none
         self._dead = terminal_mask(dead_at_terminals, a)
@@ -420,13 +444,7 @@ class NetworkSearch:
         cfg = self.config
         game, t = self._game, self.tree
         st0, meta0, root_hist, hist_len = self._root
-        a = st0.shape[1]
-        paths = np.empty((want, 4 * a + 64), dtype=np.int64)
-        lengths = np.empty(want, dtype=np.int64)
-        sts = np.empty((want, B.NF, a), dtype=st0.dtype)
-        metas = np.empty((want, B.NM), dtype=meta0.dtype)
-        hists = np.empty((want, HISTORY, a), dtype=np.int32)
-        counts = np.empty(want, dtype=np.int64)
+        paths, lengths, sts, metas, hists, counts = self._rows(want)
         m = select_leaves(t.ti, t.tf, t.tm, st0, meta0, root_hist, hist_len, want, cfg.c_puct,
                           self._lam, cfg.fpu, cfg.n_vl, cfg.use_alphazero_c, cfg.c_base,
                           cfg.c_init, cfg.forced_k, root_kids, game.komi, self._dead, self._util,
@@ -448,15 +466,27 @@ class NetworkSearch:
         move's view; None: zeros) and `scores`: float64[B] the value moved to the game's komi,
         and the score lead where the network has a score head (else zeros)."""
         m = len(metas)
-        sign = np.where(metas[:, B.M_TOPLAY] == B.BLACK, 1.0, -1.0)
-        v_black = np.zeros(m)
+        v_black = lead = np.zeros(m)
         if values is not None:
-            v_black = value_at_komi(sign * values.astype(np.float64), self._komi_shift)
-        lead = np.zeros(m)
+            v_black = value_at_komi(black_view(values, metas, m), self._komi_shift)
         has_lead = self._value_leads and scores is not None
         if has_lead:    # the score head learned at value_komi, as the value: moved to komi
-            lead = sign * scores.astype(np.float64) + self._value_komi - self._game.komi
+            lead = black_view(scores, metas, m) + self._value_komi - self._game.komi
         return v_black, lead, has_lead
+
+    def _rows(self, want: int) -> tuple:
+        """The batch arrays of engine.search.leaves for `want` leaves, allocated once for the
+        search's chunk (a batch's rows are read by its `finish`, before the next `select`)."""
+        if self._batch_rows is None or len(self._batch_rows[1]) < want:
+            st0, meta0 = self._root[0], self._root[1]
+            a = st0.shape[1]
+            self._batch_rows = (np.empty((want, 4 * a + 64), dtype=np.int64),
+                                np.empty(want, dtype=np.int64),
+                                np.empty((want, B.NF, a), dtype=st0.dtype),
+                                np.empty((want, B.NM), dtype=meta0.dtype),
+                                np.empty((want, HISTORY, a), dtype=np.int32),
+                                np.empty(want, dtype=np.int64))
+        return self._batch_rows
 
     def finish(self, batch: LeafBatch, net: tuple, z=None, margin=None) -> None:
         """The second half of `step`: expand the batch's leaves that wait for it and back up
@@ -529,4 +559,4 @@ class NetworkSearch:
 
 
 __all__ = ["ALPHAGO_C_PUCT", "ZERO_C_PUCT", "LeafBatch", "NetSearchConfig", "NetworkSearch",
-           "Position", "features", "network_for", "run_network", "utility_row"]
+           "Position", "features", "network_for", "position_keys", "run_network", "utility_row"]

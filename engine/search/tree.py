@@ -119,10 +119,12 @@ def alloc_children(ti, tf, tm, node, moves, priors, k):
     if used + k > tm[T_CAP]:
         return False
     mover = 3 - ti[I_COLOR, node]
+    for r in range(TI):     # row by row: contiguous, where a column a child strides across rows
+        ti[r, used:used + k] = 0
+    for r in range(TF):
+        tf[r, used:used + k] = 0.0
     for i in range(k):
         ch = used + i
-        ti[:, ch] = 0
-        tf[:, ch] = 0.0
         ti[I_FIRST, ch] = -1
         ti[I_MOVE, ch] = moves[i]
         ti[I_COLOR, ch] = mover

@@ -11,7 +11,8 @@ from goengine.engine.evaluator import UniformEvaluator
 from goengine.engine.features import extract, extract_leaves
 from goengine.engine.game import Game
 from goengine.engine.search import tree as T
-from goengine.engine.search.network import NetSearchConfig
+from goengine.engine.search.leaves import candidate_moves
+from goengine.engine.search.network import NetSearchConfig, position_keys
 from goengine.engine.search.zero import ZeroSearch
 
 
@@ -59,3 +60,34 @@ def test_the_leaves_planes_need_a_history_only_feature_set():
     with pytest.raises(ValueError, match="history-only"):
         extract_leaves("alphago48", np.zeros((1, 8, 121), np.int32), np.ones(1, np.int64),
                        np.zeros((1, B.NM), np.int64), 9)
+
+
+def test_candidate_moves_are_the_legal_non_eye_points():
+    """The expansion's move list (decided in place for a point with an empty neighbour) is the
+    rules core's: every legal point (simple ko) that is not a true own eye, then pass, on
+    crowded boards of random play with captures, kos and eyes."""
+    rng = np.random.default_rng(7)
+    moves = np.empty(9 * 9 + 2, dtype=np.int32)
+    for _ in range(40):
+        g = Game(9)
+        for _ in range(int(rng.integers(20, 120))):
+            c = g.to_play
+            legal = [p for p in range(g.st.shape[1])
+                     if B.legality(g.st, g.meta, p, c) == B.LEGAL and not B.is_eye(g.st, g.meta, p, c)]
+            want = sorted(legal)
+            k = candidate_moves(g.st, g.meta, moves)
+            assert sorted(moves[:k - 1].tolist()) == want and moves[k - 1] == -1
+            if not legal:
+                break
+            g.play(c, int(rng.choice(legal)))
+
+
+def test_position_keys_tell_apart_what_the_planes_read():
+    g = opening(["E5", "C3", "G7"])
+    metas = np.stack([g.meta] * 6)
+    for row, field in enumerate((B.M_TOPLAY, B.M_KO, B.M_LAST, B.M_LAST2, B.M_HASH), start=1):
+        metas[row, field] += 1
+    keys = position_keys(metas, 9)
+    assert len(set(keys.tolist())) == 6                      # each field changes the key
+    assert position_keys(metas[:1], 9)[0] == keys[0]          # the same position, the same key
+    assert position_keys(metas[:1], 13)[0] != keys[0]         # the board size is part of it

@@ -265,3 +265,22 @@ def test_bad_calls(files):
         ev.evaluate(_planes(17, b=2), keys=["only one"])
     with pytest.raises(ValueError, match="symmetry"):
         OnnxEvaluator(files["zero"], symmetry="all")
+
+
+@pytest.mark.parametrize("mode", ["none", "random", "average"])
+def test_the_cached_path_answers_as_the_uncached_one(files, mode):
+    """Keys change what is computed, never the answers: an evaluator with a cache (all rows new,
+    then hits, then a repeat within the batch) gives what one without gives for the same draws,
+    and a caller writing into an answer does not change the cache."""
+    x, mask = _planes(17, b=4), _mask(4)
+    plain = OnnxEvaluator(files["zero"], symmetry=mode, seed=5, cache_size=0)
+    cached = OnnxEvaluator(files["zero"], symmetry=mode, seed=5, cache_size=16)
+    want = plain.evaluate(x, mask)
+    got = cached.evaluate(x, mask, keys=[1, 2, 3, 4])
+    for field in ("priors", "value_stm"):
+        np.testing.assert_array_equal(getattr(got, field), getattr(want, field))
+    got.priors[:] = 0
+    again = cached.evaluate(x[[3, 0, 3]], mask[[3, 0, 3]], keys=[4, 1, 4])
+    assert cached.runs == 1
+    np.testing.assert_array_equal(again.priors, want.priors[[3, 0, 3]])
+    np.testing.assert_array_equal(again.value_stm, want.value_stm[[3, 0, 3]])
