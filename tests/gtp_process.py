@@ -96,6 +96,18 @@ class Engine:
         assert body, f"{command!r}: a failure needs a message"
         return body
 
+    def analyze_once(self, colour: str) -> str:
+        """The first line `lz-analyze colour 10` streams; then stops the analysis (any command
+        does) and drains what was sent before protocol_version's answer."""
+        self.send(f"lz-analyze {colour} 10\n")
+        assert self.line() == "=\n"
+        line = self.line(timeout=10)
+        self.send("protocol_version\n")
+        while self.line(timeout=5) != "\n":
+            pass
+        assert self.response() == ("=", "2")
+        return line
+
     def wait_loaded(self, timeout: float = 120) -> None:
         """Block until the search is loaded (a command that needs the player has answered)."""
         self.ok("goengine-get_param playouts", timeout)

@@ -26,14 +26,8 @@ def test_gumbel_plays_legal_moves_and_analyses(gtp_engine, sabaki_parse):
             assert VERTEX.fullmatch(move), move
             assert move == "pass" or move not in played     # genmove plays it: never twice
             played.add(move)
-        e.send("lz-analyze b 10\n")
-        assert e.line() == "=\n"
-        line = e.line(timeout=10)
+        line = e.analyze_once("b")
         assert sabaki_parse(line, kata=False), line
-        e.send("protocol_version\n")
-        while e.line(timeout=5) != "\n":
-            pass
-        assert e.response() == ("=", "2")
         assert e.fails("goengine-set_param gumbel_k 0").startswith("invalid value")
         assert e.fails("goengine-set_param gumbel maybe").startswith("invalid value")
         e.ok("goengine-set_param gumbel 0")

@@ -35,14 +35,8 @@ def _play_a_little(e, sabaki_parse, timeout: float = 60) -> None:
     e.ok("boardsize 9", timeout=timeout)
     move = e.ok("genmove b", timeout=timeout)
     assert VERTEX.fullmatch(move), move
-    e.send("lz-analyze W 10\n")
-    assert e.line() == "=\n"
-    line = e.line(timeout=10)
+    line = e.analyze_once("W")
     assert sabaki_parse(line, kata=False), line
-    e.send("protocol_version\n")
-    while e.line(timeout=5) != "\n":
-        pass
-    assert e.response() == ("=", "2")
 
 
 @pytest.mark.parametrize("search", ["zero", "alphago", "policy"])
