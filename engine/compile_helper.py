@@ -21,9 +21,11 @@ import os
 import subprocess
 import sys
 import threading
-from typing import Iterable
+import time
+from typing import Callable, Iterable
 
-from goengine.engine.warmup import GROUPS
+from goengine.engine.board import play as board_play
+from goengine.engine.warmup import GROUPS, STEPS, warm_up
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,27 @@ def compiled_here(*kernels) -> bool:
     """Whether this process compiled any of these numba kernels, rather than loading it from the
     on-disk cache: the cache is cold, and a helper would fill it (a warm one needs no helper)."""
     return any(kernel.stats.cache_misses for kernel in kernels)
+
+
+def compile_all(sizes: Iterable[int] = (9, 19),
+                progress: Callable[[str], None] | None = None) -> float:
+    """Every kernel into numba's cache, on two cores where it is cold (the package build,
+    build_hooks/kernels.py, and `engine-gtp --warmup`): a helper compiles the rollouts and the
+    heuristic search while this process compiles the features and the network searches; then
+    `warm_up` loads them all, compiling only what a failed helper left. `progress` gets warm_up's
+    lines. Seconds taken."""
+    sizes = tuple(sorted(set(sizes)))
+    start = time.monotonic()
+    dict(STEPS)["rules"](sizes[0])             # compiled here, or loaded from the cache
+    if compiled_here(board_play):
+        helper = CompileHelper(["rollouts", "heuristic"], sizes)
+        try:
+            GROUPS["network"](sizes)
+            helper.wait("heuristic")
+        finally:
+            helper.close()
+    warm_up(sizes, progress)
+    return time.monotonic() - start
 
 
 def _exit_with_parent() -> None:

@@ -159,5 +159,6 @@ def _each_size(step: Callable[[int], None], sizes) -> None:
 GROUPS: dict[str, Callable[[tuple[int, ...]], None]] = {
     "rollouts": lambda sizes: _each_size(warm_rollouts, sizes),
     "heuristic": lambda sizes: _each_size(_heuristic, sizes),
+    "network": lambda sizes: (_each_size(_features, sizes), _each_size(_network, sizes)),
     "all": warm_up,
 }

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from goengine.engine.board import BLACK, WHITE
 from goengine.engine.board import play as board_play
-from goengine.engine.compile_helper import CompileHelper, compiled_here
+from goengine.engine.compile_helper import CompileHelper, compile_all, compiled_here
 from goengine.engine.coords import PASS
 from goengine.engine.game import Game, IllegalMove, format_result
 from goengine.engine.player import Player, PlayerConfig
@@ -41,7 +41,7 @@ from goengine.models.store import read_checksums, verify
 log = logging.getLogger("gtp")
 
 __all__ = ["load_game", "load_player", "load_kernels", "new_game", "replay", "play",
-           "status_player", "format_result", "load_sgf", "dump_sgf"]
+           "status_player", "format_result", "load_sgf", "dump_sgf", "compile_all"]
 
 
 def load_game(s: Session) -> None:

@@ -202,7 +202,8 @@ def warm_up(size: int) -> None:
     the top: importing it compiles or loads the numba kernels, which would delay every start's
     first answer."""
     print("engine-gtp: compiling the engine (or loading it from numba's cache)", file=sys.stderr)
-    seconds = _import_loader().warm_up_kernels(WARMUP_SIZES + (size,), lambda line: print(line, file=sys.stderr))
+    seconds = _import_loader().compile_all(WARMUP_SIZES + (size,),
+                                           lambda line: print(line, file=sys.stderr))
     print(f"engine-gtp: ready in {seconds:.1f} s", file=sys.stderr)
 
 
