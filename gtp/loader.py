@@ -92,11 +92,12 @@ def load_player(s: Session) -> None:
 def load_kernels(s: Session) -> None:
     """Every other kernel a command can reach (the other Players, the dead-stone judge, cleanup,
     other sizes), so that nothing compiles once the engine is ready. The compile helper has put
-    most of them in numba's cache meanwhile: here they load from it."""
+    most of them in numba's cache meanwhile: here they load from it. One board size serves every
+    size: numba compiles by argument types, and the sizes differ only in array lengths."""
     _wait_helper(s, "all")
     for size, make in s.warm_later:
         _warm_up(make(), size)
-    warm_up_kernels(sorted(set(s.model_sizes or ()) | set(s.sized_players) | {s.config.size}),
+    warm_up_kernels([min(set(s.model_sizes or ()) | set(s.sized_players) | {s.config.size})],
                     lambda line: log.info("%s", line))
     if s.compile_helper is not None:
         s.compile_helper.close()

@@ -48,19 +48,6 @@ def test_unknown_groups_are_refused():
         CompileHelper(["everything"], sizes=(9,))
 
 
-@pytest.mark.slow
-def test_the_helper_puts_its_group_in_the_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))      # the helper's, not this process's
-    helper = CompileHelper(["rollouts"], sizes=(9,))
-    try:
-        assert helper.wait("rollouts", timeout=COLD)
-    finally:
-        helper.close()
-    cached = [p.name for p in tmp_path.rglob("*.nbi")]
-    assert any(name.startswith("alphago.rollouts-") for name in cached), cached
-    assert any(name.startswith("policy._playout_impl-") for name in cached), cached
-
-
 def test_a_dead_helper_is_reported_at_once(tmp_path, monkeypatch):
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     helper = CompileHelper(["rollouts", "all"], sizes=(9,))
@@ -94,10 +81,12 @@ def test_the_helper_exits_with_its_parent(tmp_path, repo_root):
 
 
 @pytest.mark.slow
-def test_the_first_move_on_an_empty_cache(tmp_path, gtp_engine):
-    """19x19, --search auto: the AlphaGo search, whose rollouts the helper compiles while the
-    engine compiles the features and the tree; then a whole game's commands."""
-    with gtp_engine("--playouts", "16", quiet=False, env={"NUMBA_CACHE_DIR": str(tmp_path)}) as eng:
+def test_the_first_move_on_an_empty_cache_then_a_warm_start(tmp_path, gtp_engine):
+    """19x19, --search auto: the AlphaGo search, whose rollouts the helper compiles into the
+    cache while the engine compiles the features and the tree; then a whole game's commands. A
+    second start on that cache loads the rules kernels from it and starts no helper."""
+    env = {"NUMBA_CACHE_DIR": str(tmp_path)}
+    with gtp_engine("--playouts", "16", quiet=False, env=env) as eng:
         assert eng.ask("name", timeout=5) == ("=", "goengine")
         eng.ok("boardsize 19", timeout=COLD)
         eng.ok("clear_board", timeout=COLD)
@@ -107,18 +96,14 @@ def test_the_first_move_on_an_empty_cache(tmp_path, gtp_engine):
         assert eng.ok("final_score", timeout=COLD)
         log = "\n".join(eng.stderr_lines)
         assert "compile helper pid" in log and "exited" not in log
-
-
-def test_a_warm_cache_needs_no_helper(tmp_path, gtp_engine):
-    """A second start on the same cache loads the rules kernels from it, and starts no helper."""
-    env = {"NUMBA_CACHE_DIR": str(tmp_path)}
-    for cold in (True, False):
-        with gtp_engine("--search", "heuristic", "--size", "9", "--playouts", "16", quiet=False,
-                    env=env) as eng:
-            eng.ok("boardsize 9", timeout=COLD)
-            eng.ok("genmove b", timeout=COLD)
-            log = "\n".join(eng.stderr_lines)
-            assert ("compile helper pid" in log) == cold, log
+    cached = [p.name for p in tmp_path.rglob("*.nbi")]
+    assert any(name.startswith("alphago.rollouts-") for name in cached), cached
+    assert any(name.startswith("policy._playout_impl-") for name in cached), cached
+    with gtp_engine("--playouts", "16", quiet=False, env=env) as eng:
+        eng.ok("boardsize 19", timeout=COLD)
+        eng.ok("genmove b", timeout=COLD)
+        log = "\n".join(eng.stderr_lines)
+        assert "compile helper pid" not in log, log
 
 
 @pytest.mark.slow

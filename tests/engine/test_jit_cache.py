@@ -9,11 +9,23 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from numba.core import config as numba_config
 
 from goengine.engine import jit_cache
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not hasattr(os, "getuid"), reason="POSIX owners and modes")
+
+
+@pytest.fixture
+def no_cache_dir(monkeypatch):
+    """No NUMBA_CACHE_DIR, and whatever ensure_cache_dir sets undone afterwards: the variable
+    (monkeypatch.delenv of an absent one records nothing to undo) and numba's config, which would
+    otherwise send every later kernel and engine subprocess of this test process to an empty
+    cache."""
+    monkeypatch.setenv(jit_cache.ENV, "")
+    monkeypatch.delenv(jit_cache.ENV)
+    monkeypatch.setattr(numba_config, "CACHE_DIR", numba_config.CACHE_DIR)
 
 # Compiles and runs a cache=True kernel of a module directly in engine/ (the rules core's board).
 USE_THE_BOARD = """
@@ -67,8 +79,7 @@ def test_the_engine_loads_where_numba_could_cache_nowhere(tmp_path):
     assert p.returncode != 0 and "no locator available" in p.stderr, p.stderr[-3000:]
 
 
-def test_numba_places_that_serve_are_left_alone(monkeypatch, tmp_path):
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+def test_numba_places_that_serve_are_left_alone(monkeypatch, tmp_path, no_cache_dir):
     monkeypatch.setattr(jit_cache, "PACKAGE", tmp_path / "pkg")
     assert jit_cache.ensure_cache_dir() is None           # the in-tree __pycache__ is writable
     assert (tmp_path / "pkg" / "engine" / "__pycache__").is_dir()
@@ -86,10 +97,9 @@ def test_numba_places_that_serve_are_left_alone(monkeypatch, tmp_path):
     assert os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "chosen")
 
 
-def test_a_temp_dir_open_to_others_is_not_used(monkeypatch, tmp_path):
+def test_a_temp_dir_open_to_others_is_not_used(monkeypatch, tmp_path, no_cache_dir):
     """Cached kernels are code this process loads: never from a directory others can write."""
     (tmp_path / "file").write_text("")
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
     monkeypatch.setattr(jit_cache, "PACKAGE", tmp_path / "file")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file" / "cache"))
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))

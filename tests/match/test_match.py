@@ -313,7 +313,7 @@ def test_goengine_vs_gnugo(tmp_path):
 def test_goengine_vs_gnugo_19x19(tmp_path):
     """A whole 19x19 game against GNU Go: every goengine move legal, scored or resigned."""
     argv = _engine_gtp_argv()
-    cfg = _config(argv + ["--playouts", "150"], GNUGO_FAST, tmp_path, games=1, size=19, komi=7.5,
+    cfg = _config(argv + ["--playouts", "48"], GNUGO_FAST, tmp_path, games=1, size=19, komi=7.5,
                   move_timeout=60.0, startup_timeout=300.0, referee=[GNUGO, "--mode", "gtp"])
     s = Match(cfg).run()
     _only_gnugo_superko_forfeits(s)
@@ -326,7 +326,7 @@ def test_goengine_vs_gnugo_19x19(tmp_path):
 @pytest.mark.slow
 def test_goengine_vs_itself_19x19_handicap_4(tmp_path):
     """goengine against itself on 19x19 with 4 handicap stones, played to the end and scored."""
-    argv = _engine_gtp_argv() + ["--playouts", "100"]
+    argv = _engine_gtp_argv() + ["--playouts", "32"]
     cfg = _config(argv, argv, tmp_path, games=1, size=19, komi=0.5, handicap=4,
                   move_timeout=60.0, startup_timeout=300.0, referee=None)
     s = Match(cfg).run()

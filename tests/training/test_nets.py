@@ -115,7 +115,9 @@ WIDEN_CASES = [("policy", {}), ("value", dict(ownership=True, score=True)),
 @pytest.mark.parametrize("kind,extra", WIDEN_CASES)
 def test_widen_computes_the_same_function(kind, extra):
     """Net2WiderNet: 8 -> 13 filters, every output (value, ownership, score, policy logits) the
-    same without noise; with the default noise close but the copies no longer identical."""
+    same without noise; with the default noise close (within a tenth of each output's scale:
+    the score head answers in points) but the copies no longer identical."""
+    torch.manual_seed(0)            # the same random net every run
     net = nets.build(kind, "cpu", layers=4, filters=8, **extra)
     x = _planes(net.config["planes"], 9, b=4)
     exact = nets.widen(net, 13, noise=0.0)
@@ -126,7 +128,7 @@ def test_widen_computes_the_same_function(kind, extra):
     w = noisy.trunk[2].weight.detach()
     assert not any(np.allclose(w[j], w[i]) for j in range(8, 13) for i in range(8))
     for a, b in zip(run_torch(net, x), run_torch(noisy, x)):
-        np.testing.assert_allclose(a, b, rtol=0.1, atol=0.05)
+        np.testing.assert_allclose(a, b, rtol=0.1, atol=0.05 * max(1.0, float(np.abs(a).max())))
 
 
 def test_widen_refuses_narrowing_and_other_nets():
