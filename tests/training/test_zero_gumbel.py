@@ -19,7 +19,7 @@ from goengine.training.zero.cli import zero_command  # noqa: E402
 from goengine.training.zero.loop import ZeroConfig, ZeroRun  # noqa: E402
 from goengine.training.zero.registry import Registry  # noqa: E402
 from goengine.training.zero.selfplay import (ZeroGamesJob, make_search,  # noqa: E402
-                                             visit_distribution)
+                                             play_zero_games, visit_distribution)
 
 from zero_nets import TINY, export_tiny_zero  # noqa: E402
 
@@ -148,3 +148,22 @@ def test_puct_exploration_options_with_gumbel_are_a_usage_error(tmp_path, option
                                                "--gumbel", option, value])
     assert result.exit_code == 2 and option in result.output and "--gumbel" in result.output
     assert not (tmp_path / "run").exists()
+
+
+def test_a_side_whose_settings_alone_turn_gumbel_on_plays_its_survivors(monkeypatch):
+    """experiments/zero_match.py's `--first-setting gumbel=1`: the job is not a Gumbel job, yet
+    that side's moves are its searches' survivors, not its most visited moves (at m = n every
+    considered move has one visit, and the most visited is just the first of them)."""
+    spy = SearchSpy(monkeypatch)
+    job = ZeroGamesJob(pairs=[("a", "b"), ("b", "a")], size=5, komi=0.5, visits=8, noise=False,
+                       sampled_moves=0, resign_threshold=0.0, move_cap=12,
+                       settings={"a": {"gumbel": True, "gumbel_k": 8}})
+    games = play_zero_games({"a": UniformEvaluator(), "b": UniformEvaluator()}, job)
+    (run,) = spy.runs
+    for key, (black, _) in enumerate(job.pairs):
+        searches = run[key]
+        for ply, (_, config, result) in enumerate(searches):
+            if config.gumbel:
+                assert games[key].moves[ply] == loc_to_pos(result.moves[0].move, 5)
+        assert any(config.gumbel for _, config, _ in searches)
+        assert any(not config.gumbel for _, config, _ in searches)

@@ -265,7 +265,9 @@ def zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
                 pis.append(pi)
                 qs.append(2.0 * result.winrate - 1.0)
                 plies.append(game.move_number)
-            if job.gumbel:       # the survivor of sequential halving, Gumbel-sampled already
+            if search.config.gumbel:     # the survivor of sequential halving (Gumbel-sampled
+                # already): its visits say nothing where the halving gave every move one; also a
+                # side whose settings alone turn the Gumbel root on (experiments/zero_match.py)
                 pos = loc_to_pos(result.moves[0].move, n)
             else:
                 pos = choose_move(pi, game.move_number < sampled_moves, rng)
