@@ -96,14 +96,16 @@ class Engine:
         assert body, f"{command!r}: a failure needs a message"
         return body
 
-    def analyze_once(self, colour: str) -> str:
-        """The first line `lz-analyze colour 10` streams; then stops the analysis (any command
-        does) and drains what was sent before protocol_version's answer."""
-        self.send(f"lz-analyze {colour} 10\n")
-        assert self.line() == "=\n"
-        line = self.line(timeout=10)
+    def analyze_once(self, colour: str, *extra: str, command: str = "lz-analyze",
+                     timeouts: tuple[float, float, float] = (TIMEOUT, 10, 5)) -> str:
+        """The first line `command colour 10 extra...` streams; then stops the analysis (any
+        command does) and drains what was sent before protocol_version's answer. `timeouts`: for
+        the analysis's `=` (the engine may still be loading), its first line, the drain."""
+        self.send(" ".join((command, colour, "10", *extra)) + "\n")
+        assert self.line(timeouts[0]) == "=\n"
+        line = self.line(timeout=timeouts[1])
         self.send("protocol_version\n")
-        while self.line(timeout=5) != "\n":
+        while self.line(timeout=timeouts[2]) != "\n":
             pass
         assert self.response() == ("=", "2")
         return line

@@ -39,17 +39,6 @@ def model_dir(tmp_path_factory):
     return d
 
 
-def kata_line(e, colour: str, *extra: str) -> str:
-    e.send(f"kata-analyze {colour} 10 {' '.join(extra)}\n")
-    assert e.line(timeout=180) == "=\n"         # the engine loads first (slow on a busy CPU)
-    line = e.line(timeout=30)
-    e.send("protocol_version\n")
-    while e.line(timeout=10) != "\n":
-        pass
-    assert e.response() == ("=", "2")
-    return line
-
-
 @pytest.mark.parametrize("search", ["alphago lambda 0", "alphago lambda 0.5", "zero"])
 def test_score_lead_and_ownership_come_from_the_heads(model_dir, search, gtp_engine, sabaki_parse):
     lead = SCORE_FRACTION * 81
@@ -57,7 +46,9 @@ def test_score_lead_and_ownership_come_from_the_heads(model_dir, search, gtp_eng
         "--search", "alphago", "--model-dir", str(model_dir), "--lambda", search.split()[-1]]
     with gtp_engine(*args, "--playouts", "32", "--size", "9") as e:
         for colour in ("B", "W"):           # the heads answer for the side to move
-            line = kata_line(e, colour, "ownership", "true")
+            # the engine loads before the analysis's `=` (slow on a busy CPU)
+            line = e.analyze_once(colour, "ownership", "true", command="kata-analyze",
+                                  timeouts=(180, 30, 10))
             assert sabaki_parse(line, kata=True), line
             leads = [float(v) for v in re.findall(r"scoreLead (\S+)", line)]
             if search == "zero":    # the root's score head, on every move
