@@ -28,6 +28,7 @@ from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.search import tree as T  # noqa: E402
 from goengine.engine.search.lockstep import Lockstep  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig  # noqa: E402
+from goengine.engine.search.result import MoveStat, SearchResult  # noqa: E402
 from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training.export import quantize  # noqa: E402
@@ -173,10 +174,30 @@ def test_noise_changes_the_root_priors_only_when_asked():
 def test_temperature_schedule():
     assert [default_sampled_moves(n) for n in (5, 9, 19)] == [2, 6, 30]
     rng = np.random.default_rng(0)
-    pi = np.array([0.1, 0.6, 0.3])
-    assert {choose_move(pi, False, rng) for _ in range(50)} == {1}
-    drawn = [choose_move(pi, True, rng) for _ in range(2000)]
-    assert np.bincount(drawn, minlength=3) / 2000 == pytest.approx(pi, abs=0.04)
+    res = reported([(pos_to_loc(1, 2), 6, 0.6), (pos_to_loc(2, 2), 3, 0.3),
+                    (pos_to_loc(0, 2), 1, 0.1)])
+    pi = visit_distribution(res, 2)
+    assert {choose_move(res, pi, False, rng, 2) for _ in range(50)} == {1}
+    drawn = [choose_move(res, pi, True, rng, 2) for _ in range(2000)]
+    assert np.bincount(drawn, minlength=5) / 2000 == pytest.approx(pi, abs=0.04)
+
+
+def test_the_greedy_move_breaks_a_tie_of_visits_by_the_prior_as_the_engine_does():
+    """At a few visits a move two children often tie; the move played is the search's own first
+    (the more probable of them, what engine-gtp plays), not the first on the board. Found when
+    the gating games' PUCT side broke such ties by position and lost to moves it never meant."""
+    first, second = pos_to_loc(0, 2), pos_to_loc(3, 2)
+    res = reported([(second, 3, 0.5), (first, 3, 0.2)])
+    pi = visit_distribution(res, 2)
+    assert pi[0] == pi[3] and np.argmax(pi) == 0
+    assert choose_move(res, pi, False, np.random.default_rng(0), 2) == 3
+
+
+def reported(children) -> SearchResult:
+    """The SearchResult of a root whose children are (Loc, visits, prior), in the order a search
+    reports them (by visits, then by prior: engine.search.result)."""
+    stats = [MoveStat(move, visits, 0.5, prior, 0.0) for move, visits, prior in children]
+    return SearchResult(BLACK, stats, sum(v for _, v, _ in children), 0, 0.0)
 
 
 def test_resignation_never_fires_in_no_resign_games(tiny):
@@ -510,12 +531,16 @@ def test_reference_command_names_a_missing_generation(tmp_path):
 
 # ---- the loop end to end ----------------------------------------------------------------------
 
+def zero_args(out, *extra):
+    return ["zero", "--out", out, "--size", 5, "--komi", 0.5, "--games", 4, "--games-per-job", 2,
+            "--visits", 8, "--steps", 4, "--batch-size", 16, "--gate-visits", 4, "--gate-min", 4,
+            "--gate-max", 6, "--gate-step", 2, "--blocks", 1, "--filters", 8,
+            "--resign-threshold", 0, *extra]
+
+
 def zero_cmd(out, *extra):
-    return [sys.executable, "-m", "goengine.training.cli", "zero", "--out", str(out),
-            "--size", "5", "--komi", "0.5", "--games", "4", "--games-per-job", "2",
-            "--visits", "8", "--steps", "4", "--batch-size", "16", "--gate-visits", "4",
-            "--gate-min", "4", "--gate-max", "6", "--gate-step", "2", "--blocks", "1",
-            "--filters", "8", "--resign-threshold", "0", *extra]
+    """The argv of a real engine-train zero process (Ray workers and torchrun, a kill)."""
+    return [sys.executable, "-m", "goengine.training.cli", *map(str, zero_args(out, *extra))]
 
 
 def check_run(out, generations):
@@ -563,7 +588,7 @@ def sha(out, name):
 
 
 @pytest.mark.slow
-def test_loop_killed_and_resumed_continues_the_registry(tmp_path):
+def test_loop_killed_and_resumed_continues_the_registry(engine_train, tmp_path):
     out = tmp_path / "run"
     p = subprocess.Popen(zero_cmd(out, "--generations", "50", "--workers", "0", "--no-gating"),
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -576,10 +601,8 @@ def test_loop_killed_and_resumed_continues_the_registry(tmp_path):
     p.wait()
     done = json.loads(state.read_text())["generation"] - 1
     assert done >= 1
-    p = subprocess.run(zero_cmd(out, "--generations", str(done + 1), "--workers", "0",
-                                "--no-gating", "--resume"),
-                       capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
+    engine_train(*zero_args(out, "--generations", str(done + 1), "--workers", "0",
+                            "--no-gating", "--resume"))
     check_run(out, done + 1)
     rows = Registry(out / "registry").rows
     assert all(r["decision"] == "latest" for r in rows[1:])
@@ -630,23 +653,20 @@ def test_bundle_makes_a_runs_network_the_one_of_its_size(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_snapshot_without_games_resumes_elsewhere(tmp_path):
+def test_snapshot_without_games_resumes_elsewhere(engine_train, tmp_path):
     """engine-train zero-snapshot copies a run less its games (the best network, the tables,
     the checkpoint) between generations only; the copy resumes, plays its next generation and
     counts the games it does not have."""
     out = tmp_path / "run"
-    p = subprocess.run(zero_cmd(out, "--generations", "2", "--workers", "0", "--no-gating"),
-                       capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
+    engine_train(*zero_args(out, "--generations", "2", "--workers", "0", "--no-gating"))
     snap = tmp_path / "snap"
     result = CliRunner().invoke(zero_snapshot_command, ["--run", str(out), "--out", str(snap)])
     assert result.exit_code == 0, result.output
     assert not (snap / "games").exists()
     assert sorted(f.name for f in (snap / "registry").glob("*.onnx")) == ["gen-0002.onnx"]
     assert (snap / "checkpoint.pt").read_bytes() == (out / "checkpoint.pt").read_bytes()
-    p = subprocess.run(zero_cmd(snap, "--generations", "3", "--workers", "0", "--no-gating",
-                                "--resume"), capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
+    engine_train(*zero_args(snap, "--generations", "3", "--workers", "0", "--no-gating",
+                            "--resume"))
     rows = Registry(snap / "registry").rows
     assert [r["generation"] for r in rows] == [0, 1, 2, 3]
     assert sha(snap, "gen-0003.onnx") != sha(out, "gen-0002.onnx")
@@ -664,14 +684,14 @@ def test_snapshot_without_games_resumes_elsewhere(tmp_path):
 
 
 @pytest.mark.slow
-def test_snapshot_with_its_window_trains_on_the_run_s_window_and_counts_every_game(tmp_path):
+def test_snapshot_with_its_window_trains_on_the_run_s_window_and_counts_every_game(engine_train,
+                                                                                  tmp_path):
     """--with-window copies the shards of the run's --window games and a manifest of them whose
     `earlier` counts the games left behind: the copy loads the window the run would, and its
     next generation counts on from the run's total."""
     out = tmp_path / "run"
-    p = subprocess.run(zero_cmd(out, "--generations", "2", "--workers", "0", "--no-gating",
-                                "--window", "4"), capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
+    engine_train(*zero_args(out, "--generations", "2", "--workers", "0", "--no-gating",
+                            "--window", "4"))
     snap = tmp_path / "snap"
     result = CliRunner().invoke(zero_snapshot_command, ["--run", str(out), "--out", str(snap),
                                                         "--with-window"])
@@ -685,10 +705,8 @@ def test_snapshot_with_its_window_trains_on_the_run_s_window_and_counts_every_ga
         s["file"] for s in small["shards"])
     a, b = load_window(out / "games", 4), load_window(snap / "games", 4)
     assert np.array_equal(a.x, b.x) and np.array_equal(a.pi, b.pi) and a.komi == b.komi
-    p = subprocess.run(zero_cmd(snap, "--generations", "3", "--workers", "0", "--no-gating",
-                                "--window", "4", "--resume"),
-                       capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
+    engine_train(*zero_args(snap, "--generations", "3", "--workers", "0", "--no-gating",
+                            "--window", "4", "--resume"))
     after = json.loads((snap / "games" / "manifest.json").read_text())
     assert after["games"] == 12 and after["earlier"] == small["earlier"]
     assert Registry(snap / "registry").rows[-1]["selfplay_games"] in (12, "12")

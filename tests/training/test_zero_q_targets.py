@@ -32,7 +32,7 @@ class ConstantValue(UniformEvaluator):
 
 def games(value=0.3, n_games=2):
     job = ZeroGamesJob(pairs=[("best", "best")] * n_games, size=5, komi=7.5, visits=8, seed=3,
-                       resign_threshold=0)
+                       resign_threshold=0, play_on=12)
     return play_zero_games({"best": ConstantValue(value)}, job)
 
 

@@ -191,11 +191,14 @@ def policy_target(result, n: int, gumbel: bool) -> np.ndarray:
     return result.improved_policy if gumbel else visit_distribution(result, n)
 
 
-def choose_move(pi: np.ndarray, sampled: bool, rng: np.random.Generator) -> int:
-    """Pos: drawn from pi (temperature 1) or its most visited entry (temperature -> 0)."""
+def choose_move(result, pi: np.ndarray, sampled: bool, rng: np.random.Generator, n: int) -> int:
+    """Pos: drawn from pi (temperature 1), else the search's own move (temperature -> 0), the
+    one engine-gtp plays: the first of `result.moves`, the Gumbel root's survivor or the most
+    visited child with ties broken by the prior. An argmax over pi would break the ties, common
+    at a few visits a move, by board position instead, and play the weaker move."""
     if sampled:
         return int(rng.choice(len(pi), p=pi / pi.sum()))
-    return int(np.argmax(pi))
+    return loc_to_pos(result.moves[0].move, n)
 
 
 def make_search(evaluator, job: ZeroGamesJob, seed: int, name: str = "") -> ZeroSearch:
@@ -265,12 +268,11 @@ def zero_game(searches: dict, job: ZeroGamesJob, black: str, white: str,
                 pis.append(pi)
                 qs.append(2.0 * result.winrate - 1.0)
                 plies.append(game.move_number)
-            if search.config.gumbel:     # the survivor of sequential halving (Gumbel-sampled
-                # already): its visits say nothing where the halving gave every move one; also a
-                # side whose settings alone turn the Gumbel root on (experiments/zero_match.py)
-                pos = loc_to_pos(result.moves[0].move, n)
-            else:
-                pos = choose_move(pi, game.move_number < sampled_moves, rng)
+            # the survivor of sequential halving is never sampled (Gumbel-sampled already, and
+            # its visits say nothing where the halving gave every move one); also for a side
+            # whose settings alone turn the Gumbel root on (experiments/zero_match.py)
+            sampled = game.move_number < sampled_moves and not search.config.gumbel
+            pos = choose_move(result, pi, sampled, rng, n)
             game.play(color, PASS if pos == n * n else pos_to_loc(pos, n))
             moves.append(pos)
     finally:
