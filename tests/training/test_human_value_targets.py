@@ -3,8 +3,6 @@ ownership after the engine's dead-stone judgement and its recorded margin, mask 
 games and for counted games the judgement disagrees with; the shards' `aux_mask`, the masked
 heads' loss, and `engine-train value --sgf --heads auto` end to end."""
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -138,19 +136,17 @@ def test_masked_positions_give_the_heads_no_loss_and_no_gradient():
     assert head_grads(net, other, none, cfg)[0] == pytest.approx(loss)
 
 
-def value_on_human_games(out, *extra):
-    return subprocess.run(
-        [sys.executable, "-m", "goengine.training.cli", "value",
-         "--sgf", str(GAMES / "tygem9d-2015-05"), "--sgf", str(GAMES / "tygem9d-2015-06"),
-         "--out", str(out), "--heads", "auto", "--steps", "4", "--batch-size", "4",
-         "--eval-every", "2", "--eval-positions", "16", "--threads", "1", "--min-rank", "",
-         "--heldout-fraction", "0.3", "--judge-playouts", "400", *map(str, extra)],
-        capture_output=True, text=True, timeout=600)
+def value_on_human_games(engine_train, out, *extra):
+    return engine_train("value", "--sgf", GAMES / "tygem9d-2015-05", "--sgf",
+                        GAMES / "tygem9d-2015-06", "--out", out, "--heads", "auto", "--steps", 4,
+                        "--batch-size", 4, "--eval-every", 2, "--eval-positions", 16,
+                        "--threads", 1, "--min-rank", "", "--heldout-fraction", 0.3,
+                        "--judge-playouts", 400, *extra, ok=False)
 
 
-def test_value_on_human_games_trains_the_heads_and_exports_them(tmp_path):
+def test_value_on_human_games_trains_the_heads_and_exports_them(engine_train, tmp_path):
     out = tmp_path / "run"
-    p = value_on_human_games(out)
+    p = value_on_human_games(engine_train, out)
     assert p.returncode == 0, p.stderr[-3000:]
     assert "own_mse" in p.stdout and "score_mae" in p.stdout
     meta = json.loads((out / "data" / "dataset.json").read_text())
@@ -165,15 +161,17 @@ def test_value_on_human_games_trains_the_heads_and_exports_them(tmp_path):
 
 
 @pytest.mark.slow
-def test_off_board_results_keep_takes_the_timed_out_game_and_a_dataset_keeps_its_filters(tmp_path):
+def test_off_board_results_keep_takes_the_timed_out_game_and_a_dataset_keeps_its_filters(
+        engine_train, tmp_path):
     out = tmp_path / "run"
     nets.save_checkpoint(nets.build("policy", "cpu"), tmp_path / "policy.pt")
-    p = value_on_human_games(out, "--off-board-results", "keep", "--init-from", tmp_path / "policy.pt")
+    p = value_on_human_games(engine_train, out, "--off-board-results", "keep", "--init-from",
+                             tmp_path / "policy.pt")
     assert p.returncode == 0, p.stderr[-3000:]
     # a policy's trunk under the new value head, scaled on the run's own training positions
     assert "the trunk's output scaled by 1/" in p.stdout + p.stderr
     meta = json.loads((out / "data" / "dataset.json").read_text())
     assert meta["stats"]["targets"] == {"targets": 4, "disagreed": 0, "not_counted": 4}
     # the same sources built with other filters are not silently reused
-    p = value_on_human_games(out, "--off-board-results", "drop")
+    p = value_on_human_games(engine_train, out, "--off-board-results", "drop")
     assert p.returncode == 2 and "other filters" in p.stderr

@@ -1,7 +1,5 @@
 """Training precision: --precision on engine-train sl / value / rl, bfloat16 steps that learn, the
 fallback to float32 on a CPU without bfloat16 arithmetic, and auto settled by timing the net."""
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -117,19 +115,13 @@ def test_a_bf16_reinforce_step_moves_the_probability_with_the_outcome(score, sig
     assert (p_move() - before) * sign > 0
 
 
-def train_cmd(*args):
-    return [sys.executable, "-m", "goengine.training.cli", *map(str, args)]
-
-
 @pytest.mark.parametrize("option", ["bf16", "fp32", "auto"])
-def test_sl_accepts_precision_and_says_what_it_runs(tmp_path, option):
-    p = subprocess.run(train_cmd("sl", "--sgf", GAMES, "--out", tmp_path / "run", "--sizes", 9,
-                                 "--min-rank", "", "--steps", 4, "--batch-size", 8,
-                                 "--eval-every", 4, "--eval-positions", 50, "--threads", 1,
-                                 "--heldout-fraction", 0.1, "--precision", option,
-                                 "--no-channels-last"),
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
+def test_sl_accepts_precision_and_says_what_it_runs(engine_train, tmp_path, option):
+    p = engine_train("sl", "--sgf", GAMES, "--out", tmp_path / "run", "--sizes", 9,
+                     "--min-rank", "", "--steps", 4, "--batch-size", 8,
+                     "--eval-every", 4, "--eval-positions", 50, "--threads", 1,
+                     "--heldout-fraction", 0.1, "--precision", option,
+                     "--no-channels-last")
     if option == "auto":
         # settled by timing where the CPU has bfloat16 arithmetic, else float32 without a probe
         timed = "precision auto: a 9x9 training pass of 8 takes" in p.stderr
@@ -142,10 +134,9 @@ def test_sl_accepts_precision_and_says_what_it_runs(tmp_path, option):
 
 
 @pytest.mark.parametrize("command", ["sl", "value", "rl"])
-def test_precision_options_are_on_every_training_command(command):
-    p = subprocess.run(train_cmd(command, "--help"), capture_output=True, text=True, timeout=120)
+def test_precision_options_are_on_every_training_command(engine_train, command):
+    p = engine_train(command, "--help", ok=False)
     assert p.returncode == 0
     assert "--precision [auto|fp32|bf16]" in p.stdout and "--channels-last" in p.stdout
-    bad = subprocess.run(train_cmd(command, "--out", "x", "--precision", "fp16"),
-                         capture_output=True, text=True, timeout=120)
+    bad = engine_train(command, "--out", "x", "--precision", "fp16", ok=False)
     assert bad.returncode == 2 and "fp16" in bad.stderr

@@ -709,32 +709,26 @@ def test_initial_network_from_onnx_equals_the_checkpoint(tiny):
         assert torch.allclose(a(x), b(x), atol=1e-6)
 
 
-def rl_cmd(out, init, *extra):
-    return [sys.executable, "-m", "goengine.training.cli", "rl", "--out", str(out), "--init",
-            str(init), "--size", "5", "--games", "4", "--eval-every", "2", "--eval-games", "2",
-            "--pool-every", "1", "--games-per-job", "2", "--workers", "0", *extra]
+def rl_args(out, init, *extra):
+    return ["rl", "--out", out, "--init", init, "--size", 5, "--games", 4, "--eval-every", 2,
+            "--eval-games", 2, "--pool-every", 1, "--games-per-job", 2, "--workers", 0, *extra]
 
 
 @pytest.mark.slow
-def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
+def test_rl_cli_runs_exports_and_resumes(engine_train, tiny, tmp_path):
     out = tmp_path / "rl"
-    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2"), capture_output=True, text=True,
-                       timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
+    engine_train(*rl_args(out, tiny[0], "--iterations", "2"))
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [(r["iteration"], r["updates"]) for r in rows] == [("1", "0"), ("2", "1"), ("2", "2")]
     assert rows[0]["opponent"] == "sl" and rows[0]["winrate_sl"] != "" and rows[1]["winrate_sl"] == ""
     assert rows[2]["winrate_sl"] != "" and rows[2]["winrate_pool"] == ""    # the final weights
     assert all(0 <= float(r["winrate_pool"]) <= 1 for r in rows[:2])
     assert (out / "curve.png").exists() and read_manifest(out / "games")["games"] == 8
-    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2", "--resume"), capture_output=True,
-                       text=True, timeout=300)
-    assert p.returncode == 0 and len(list(csv.DictReader((out / "curve.csv").open()))) == 3
+    engine_train(*rl_args(out, tiny[0], "--iterations", "2", "--resume"))
+    assert len(list(csv.DictReader((out / "curve.csv").open()))) == 3
     ev = OnnxEvaluator(out / "policy.onnx", kind="policy")
     assert ev.meta.kind == "policy" and "RL self-play" in ev.meta.training_data
-    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "3", "--resume"), capture_output=True,
-                       text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
+    engine_train(*rl_args(out, tiny[0], "--iterations", "3", "--resume"))
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [r["updates"] for r in rows] == ["0", "1", "2", "2", "3"] and rows[3]["winrate_sl"] != ""
     assert all(r["winrate_sl_greedy"] == "" for r in rows)      # no greedy checks asked for
@@ -746,10 +740,7 @@ def test_rl_cli_runs_exports_and_resumes(tiny, tmp_path):
     assert int(ckpt["iteration"]) == 3 and read_manifest(out / "games")["games"] == 12
     # the run's policy bundled as rl-policy.onnx, with its config and checks against SL
     bundled = tmp_path / "bundled"
-    p = subprocess.run([sys.executable, "-m", "goengine.training.cli", "bundle", "--rl-policy",
-                        str(out), "--out-dir", str(bundled)], capture_output=True, text=True,
-                       timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
+    engine_train("bundle", "--rl-policy", out, "--out-dir", bundled)
     entry = json.loads((bundled / "MODELS.json").read_text())["rl-policy"]
     assert entry["file"] == "rl-policy.onnx" and entry["run"]["updates"] == 3
     assert entry["run"]["config"]["size"] == 5
@@ -770,7 +761,8 @@ def test_update_average_moves_each_weight_a_fraction_towards_the_network():
 
 
 @pytest.mark.slow
-def test_rl_ema_plays_its_checks_with_the_average_against_the_reference(tiny, tmp_path):
+def test_rl_ema_plays_its_checks_with_the_average_against_the_reference(engine_train, tiny,
+                                                                        tmp_path):
     """`--ema`: the checks, the pool and policy.onnx hold the weights' moving average, which the
     checkpoint keeps for `--resume`; `--reference`: the pool's first member and the checks'
     opponent is that network, not the starting one."""
@@ -779,9 +771,8 @@ def test_rl_ema_plays_its_checks_with_the_average_against_the_reference(tiny, tm
     export_onnx(nets.build("policy", "cpu", layers=3, filters=8), "policy", reference,
                 {"training_data": "random weights"})
     out = tmp_path / "rl"
-    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2", "--ema", "0.5", "--reference",
-                              str(reference)), capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
+    engine_train(*rl_args(out, tiny[0], "--iterations", "2", "--ema", "0.5", "--reference",
+                          reference))
 
     def weights(path):
         return {k: v.float() for k, v in load_initial(path).state_dict().items()}
@@ -798,9 +789,7 @@ def test_rl_ema_plays_its_checks_with_the_average_against_the_reference(tiny, tm
     assert same(weights(out / "pool" / "iter-00002.onnx"), average)
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert rows[-1]["winrate_sl"] != ""
-    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "3", "--ema", "0.5", "--resume"),
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
+    engine_train(*rl_args(out, tiny[0], "--iterations", "3", "--ema", "0.5", "--resume"))
     resumed = torch.load(out / "checkpoint.pt", weights_only=True)
     # one more update from the saved average, not from a fresh copy of the weights
     new_last = {k: v.float() for k, v in resumed["state_dict"].items()}
@@ -808,36 +797,29 @@ def test_rl_ema_plays_its_checks_with_the_average_against_the_reference(tiny, tm
                               atol=1e-6) for k in average)
 
 
-def test_rl_greedy_checks_play_the_most_probable_moves(tiny, tmp_path):
+def test_rl_greedy_checks_play_the_most_probable_moves(engine_train, tiny, tmp_path):
     """`--eval-greedy-games` adds games against SL in which both sides play greedy after the
     sampled opening; the curve and the bundle carry their win rate beside the sampled one."""
     out = tmp_path / "rl"
-    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "1", "--eval-greedy-games", "6",
-                              "--eval-sampled-moves", "2"), capture_output=True, text=True,
-                       timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
+    engine_train(*rl_args(out, tiny[0], "--iterations", "1", "--eval-greedy-games", "6",
+                          "--eval-sampled-moves", "2"))
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [(r["updates"], r["greedy_games"], r["sl_games"]) for r in rows] == [
         ("0", "6", "2"), ("1", "6", "2")]
     assert all(0 <= float(r["winrate_sl_greedy"]) <= 1 for r in rows)
     bundled = tmp_path / "bundled"
-    p = subprocess.run([sys.executable, "-m", "goengine.training.cli", "bundle", "--rl-policy",
-                        str(out), "--out-dir", str(bundled)], capture_output=True, text=True,
-                       timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
+    engine_train("bundle", "--rl-policy", out, "--out-dir", bundled)
     run = json.loads((bundled / "MODELS.json").read_text())["rl-policy"]["run"]
     assert [(c["updates"], c["games"]) for c in run["against_sl_greedy"]] == [(0, 6), (1, 6)]
     assert run["config"]["eval_sampled_moves"] == 2
 
 
-def test_rl_fork_trains_on_one_position_per_game(tiny, tmp_path):
+def test_rl_fork_trains_on_one_position_per_game(engine_train, tiny, tmp_path):
     """`engine-train rl --fork`: the training games fork at one learner move each, so an
     iteration trains on at most one position per game; the run trains, checks and exports."""
     out = tmp_path / "rl"
-    p = subprocess.run(rl_cmd(out, tiny[0], "--iterations", "2", "--fork", "--games", "8",
-                              "--eval-greedy-games", "2"), capture_output=True, text=True,
-                       timeout=300)
-    assert p.returncode == 0, p.stderr[-3000:]
+    engine_train(*rl_args(out, tiny[0], "--iterations", "2", "--fork", "--games", "8",
+                          "--eval-greedy-games", "2"))
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert all(0 < int(r["positions"]) <= 8 for r in rows[:2])
     assert json.loads((out / "rl_config.json").read_text())["fork"] is True
@@ -915,15 +897,13 @@ def test_rl_greedy_opponent_trains_against_the_most_probable_moves(tiny, tmp_pat
 
 
 @pytest.mark.slow
-def test_rl_with_adam_keeps_its_moments_across_a_resume(tiny, tmp_path):
+def test_rl_with_adam_keeps_its_moments_across_a_resume(engine_train, tiny, tmp_path):
     """`--optimizer adam`: the checkpoint carries Adam's step count and moments, a resume goes on
     from them; a resume that changes the optimizer says so and starts its state anew."""
     out = tmp_path / "rl"
 
     def run(*extra):
-        p = subprocess.run(rl_cmd(out, tiny[0], "--lr", "1e-4", *extra), capture_output=True,
-                           text=True, timeout=300)
-        assert p.returncode == 0, p.stderr[-3000:]
+        p = engine_train(*rl_args(out, tiny[0], "--lr", "1e-4", *extra))
         return p.stdout + p.stderr
 
     def adam_steps():

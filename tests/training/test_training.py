@@ -24,23 +24,18 @@ GAME_FILTERS = ("--sizes", 9, "--min-rank", "")
 
 
 def train_cmd(*args):
+    """The argv of a real engine-train process (the kill test; the others run it in process)."""
     return [sys.executable, "-m", "goengine.training.cli", *map(str, args)]
 
 
-def run(*args, timeout=600):
-    p = subprocess.run(train_cmd(*args), capture_output=True, text=True, timeout=timeout)
-    assert p.returncode == 0, p.stderr[-3000:]
-    return p
-
-
 @pytest.fixture(scope="module")
-def small_run(tmp_path_factory):
+def small_run(engine_train, tmp_path_factory):
     """A policy trained for 300 steps on the 120 learnable 9x9 games of tests/data/training
     (shared by the tests below)."""
     out = tmp_path_factory.mktemp("sl")
-    run("sl", "--sgf", GAMES, "--out", out, *GAME_FILTERS, "--steps", 300, "--batch-size", 32,
-        "--eval-every", 50, "--eval-positions", 600, "--checkpoint-every", 100,
-        "--heldout-fraction", 0.1, "--threads", 1)
+    engine_train("sl", "--sgf", GAMES, "--out", out, *GAME_FILTERS, "--steps", 300,
+                 "--batch-size", 32, "--eval-every", 50, "--eval-positions", 600,
+                 "--checkpoint-every", 100, "--heldout-fraction", 0.1, "--threads", 1)
     return out
 
 
@@ -75,7 +70,7 @@ def test_sl_training_learns(small_run):
     assert float(rows[-1]["heldout_top1"]) > 0.4 > 15 / 46
 
 
-def test_resume_after_kill(small_run, tmp_path):
+def test_resume_after_kill(engine_train, small_run, tmp_path):
     """SIGKILL in the middle of training, then --resume continues from the last checkpoint."""
     out = tmp_path / "run"
     args = ["sl", "--sgf", GAMES, *GAME_FILTERS, "--out", out, "--data-dir", small_run / "data", "--steps", 4000,
@@ -93,24 +88,24 @@ def test_resume_after_kill(small_run, tmp_path):
     step_at_kill = int(torch.load(ckpt, weights_only=True)["step"])
     assert step_at_kill >= 2
     args[args.index(4000)] = step_at_kill + 4
-    p = run(*args, "--resume")
+    p = engine_train(*args, "--resume")
     assert f"resumed from step {step_at_kill}" in p.stderr
     assert int(torch.load(ckpt, weights_only=True)["step"]) == step_at_kill + 4
 
 
-def test_eval_prints_accuracy_line_for_onnx_and_checkpoint(small_run):
+def test_eval_prints_accuracy_line_for_onnx_and_checkpoint(engine_train, small_run):
     for model in (small_run / "policy.onnx", small_run / "checkpoint.pt"):
-        p = run("eval", "--model", model, "--sgf", GAMES, "--max-positions", 300)
+        p = engine_train("eval", "--model", model, "--sgf", GAMES, "--max-positions", 300)
         last = p.stdout.strip().splitlines()[-1].split()
         assert last[0] == "top1" and last[2] == "top5" and last[4] == "positions"
         assert 0.4 < float(last[1]) <= float(last[3]) <= 1 and int(last[5]) == 300
 
 
-def test_eval_on_held_out_shards_agrees_with_the_training_run(small_run):
+def test_eval_on_held_out_shards_agrees_with_the_training_run(engine_train, small_run):
     """`eval --data-dir` reads the held-out shards as the training run's evaluation does: the
     exported policy's top-1 there is the curve's last held-out top-1 (same 600 positions)."""
-    p = run("eval", "--model", small_run / "policy.onnx", "--data-dir", small_run / "data",
-            "--max-positions", 600)
+    p = engine_train("eval", "--model", small_run / "policy.onnx", "--data-dir", small_run / "data",
+                     "--max-positions", 600)
     last = p.stdout.strip().splitlines()[-1].split()
     rows = list(csv.DictReader((small_run / "curve.csv").open()))
     positions = int(last[5])
@@ -118,15 +113,15 @@ def test_eval_on_held_out_shards_agrees_with_the_training_run(small_run):
     assert float(last[1]) == pytest.approx(float(rows[-1]["heldout_top1"]), abs=1.5 / positions)
 
 
-def test_eval_split_reads_the_training_shards(small_run):
+def test_eval_split_reads_the_training_shards(engine_train, small_run):
     """`eval --split train` scores the training positions (every one, as many as the manifest
     counts), where the default reads the held-out ones: the two figures a run is underfit or
     overfit by."""
     stats = json.loads((small_run / "data" / "dataset.json").read_text())["stats"]["positions"]
     assert stats["train"] != stats["heldout"]
     for split in ("train", "heldout"):
-        p = run("eval", "--model", small_run / "policy.onnx", "--data-dir", small_run / "data",
-                "--split", split, "--max-positions", 10 ** 6)
+        p = engine_train("eval", "--model", small_run / "policy.onnx", "--data-dir",
+                         small_run / "data", "--split", split, "--max-positions", 10 ** 6)
         last = p.stdout.strip().splitlines()[-1].split()
         assert int(last[5]) == stats[split]
 
@@ -142,13 +137,13 @@ def phase_lines(stdout: str) -> dict:
     return out
 
 
-def test_eval_by_move_splits_human_outcomes_into_phases():
+def test_eval_by_move_splits_human_outcomes_into_phases(engine_train):
     """`eval --by-move` scores a real value net (onnxruntime) on real Tygem games phase by phase:
     the phases hold every position once, and the whole MSE is their position-weighted mean."""
     value = Path(__file__).parents[2] / "models" / "bundled" / "value.onnx"
     tygem = [DATA / "games" / "tygem9d-2015-05", DATA / "games" / "tygem9d-2015-06"]
-    p = run("eval", "--model", value, *[a for t in tygem for a in ("--sgf", t)], "--by-move",
-            "60,120,180", "--max-positions", 10 ** 6, "--threads", 1)
+    p = engine_train("eval", "--model", value, *[a for t in tygem for a in ("--sgf", t)],
+                     "--by-move", "60,120,180", "--max-positions", 10 ** 6, "--threads", 1)
     last = p.stdout.strip().splitlines()[-1].split()
     total, mse = int(last[3]), float(last[1])
     phases = phase_lines(p.stdout)
@@ -165,32 +160,29 @@ def test_eval_by_move_splits_human_outcomes_into_phases():
 @pytest.mark.parametrize("args, message", [(("--by-move", "120,60"), "ascending"),
                                            (("--by-move", "6o"), "move numbers like"),
                                            (("--by-move", "60", "--data-dir", DATA), "needs --sgf")])
-def test_eval_by_move_rejects_bad_phases(small_run, args, message):
+def test_eval_by_move_rejects_bad_phases(engine_train, small_run, args, message):
     source = () if "--data-dir" in args else ("--sgf", GAMES)
-    p = subprocess.run(train_cmd("eval", "--model", small_run / "policy.onnx", *source, *args),
-                       capture_output=True, text=True)
+    p = engine_train("eval", "--model", small_run / "policy.onnx", *source, *args, ok=False)
     assert p.returncode == 2 and message in p.stderr
 
 
 @pytest.mark.parametrize("sources", [(), ("--sgf", GAMES, "--data-dir", DATA)])
-def test_eval_wants_one_source(small_run, sources):
-    p = subprocess.run(train_cmd("eval", "--model", small_run / "policy.onnx", *sources),
-                       capture_output=True, text=True)
+def test_eval_wants_one_source(engine_train, small_run, sources):
+    p = engine_train("eval", "--model", small_run / "policy.onnx", *sources, ok=False)
     assert p.returncode == 2 and "--sgf or --data-dir" in p.stderr
 
 
-def test_eval_gives_clear_error_for_broken_model(tmp_path):
+def test_eval_gives_clear_error_for_broken_model(engine_train, tmp_path):
     bad = tmp_path / "broken.onnx"
     bad.write_bytes(b"\x08\x01garbage" * 10)
-    p = subprocess.run(train_cmd("eval", "--model", bad, "--sgf", GAMES), capture_output=True,
-                       text=True)
+    p = engine_train("eval", "--model", bad, "--sgf", GAMES, ok=False)
     assert p.returncode != 0
     assert "not a readable ONNX model" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_export_command_matches_torch(small_run, tmp_path):
+def test_export_command_matches_torch(engine_train, small_run, tmp_path):
     out = tmp_path / "p.onnx"
-    run("export", "--checkpoint", small_run / "checkpoint.pt", "--out", out)
+    engine_train("export", "--checkpoint", small_run / "checkpoint.pt", "--out", out)
     from goengine.models.session import load_session
     from goengine.training.nets import networks as nets
     net, _ = nets.load_checkpoint(small_run / "checkpoint.pt")
@@ -204,28 +196,29 @@ def test_export_command_matches_torch(small_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_export_records_the_komi_a_value_net_learned_at(small_run, tmp_path):
+def test_export_records_the_komi_a_value_net_learned_at(engine_train, small_run, tmp_path):
     from goengine.models.onnx_evaluator import OnnxEvaluator
     from goengine.training.nets import networks as nets
     nets.save_checkpoint(nets.build("value", "cpu"), tmp_path / "value.pt")
-    run("export", "--checkpoint", tmp_path / "value.pt", "--out", tmp_path / "v.onnx", "--komi", 6.5)
+    engine_train("export", "--checkpoint", tmp_path / "value.pt", "--out", tmp_path / "v.onnx",
+                 "--komi", 6.5)
     assert OnnxEvaluator(tmp_path / "v.onnx", kind="value").learned_komi == 6.5
-    run("export", "--checkpoint", tmp_path / "value.pt", "--out", tmp_path / "v75.onnx")
+    engine_train("export", "--checkpoint", tmp_path / "value.pt", "--out", tmp_path / "v75.onnx")
     assert OnnxEvaluator(tmp_path / "v75.onnx", kind="value").learned_komi is None   # 7.5 then
-    p = subprocess.run(train_cmd("export", "--checkpoint", small_run / "checkpoint.pt", "--out",
-                                 tmp_path / "p.onnx", "--komi", 6.5), capture_output=True, text=True)
+    p = engine_train("export", "--checkpoint", small_run / "checkpoint.pt", "--out",
+                     tmp_path / "p.onnx", "--komi", 6.5, ok=False)
     assert p.returncode == 2 and "no value" in p.stderr and not (tmp_path / "p.onnx").exists()
 
 
-def test_bad_sgf_argument_is_a_clear_error(tmp_path):
-    p = subprocess.run(train_cmd("sl", "--sgf", tmp_path / "nope", "--out", tmp_path / "o"),
-                       capture_output=True, text=True)
+def test_bad_sgf_argument_is_a_clear_error(engine_train, tmp_path):
+    p = engine_train("sl", "--sgf", tmp_path / "nope", "--out", tmp_path / "o", ok=False)
     assert p.returncode == 2 and "does not exist" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_bundle_exports_with_checksums_and_heldout_figures(small_run, tmp_path):
+def test_bundle_exports_with_checksums_and_heldout_figures(engine_train, small_run, tmp_path):
     out = tmp_path / "bundled"
-    run("bundle", "--policy", small_run, "--heldout", GAMES, "--positions", 200, "--out-dir", out)
+    engine_train("bundle", "--policy", small_run, "--heldout", GAMES, "--positions", 200,
+                 "--out-dir", out)
     index = json.loads((out / "MODELS.json").read_text())
     entry = index["policy"]
     assert entry["file"] == "policy.onnx" and entry["training"]["step"] == 300
@@ -238,34 +231,34 @@ def test_bundle_exports_with_checksums_and_heldout_figures(small_run, tmp_path):
 
 
 @pytest.mark.slow
-def test_bundle_int8_twins_only_the_networks_it_bundles(small_run, tmp_path):
+def test_bundle_int8_twins_only_the_networks_it_bundles(engine_train, small_run, tmp_path):
     """Bundling one network with --int8 leaves the other bundled networks' files as they were;
     --int8 alone twins every bundled network."""
     out = tmp_path / "bundled"
-    run("bundle", "--policy", small_run, "--out-dir", out)
+    engine_train("bundle", "--policy", small_run, "--out-dir", out)
     index = json.loads((out / "MODELS.json").read_text())
     # a second bundled network (the policy's file will do: quantization reads its feature set)
     (out / "value.onnx").write_bytes((out / "policy.onnx").read_bytes())
     index["value"] = {"file": "value.onnx"}
     (out / "MODELS.json").write_text(json.dumps(index))
-    run("bundle", "--policy", small_run, "--int8", CALIBRATION, "--out-dir", out)
+    engine_train("bundle", "--policy", small_run, "--int8", CALIBRATION, "--out-dir", out)
     index = json.loads((out / "MODELS.json").read_text())
     assert (out / "policy.int8.onnx").is_file() and "int8" in index["policy"]
     assert not (out / "value.int8.onnx").exists() and "int8" not in index["value"]
-    run("bundle", "--int8", CALIBRATION, "--out-dir", out)
+    engine_train("bundle", "--int8", CALIBRATION, "--out-dir", out)
     index = json.loads((out / "MODELS.json").read_text())
     assert (out / "value.int8.onnx").is_file() and index["value"]["int8"]["file"] == "value.int8.onnx"
 
 
 @pytest.mark.slow
-def test_bundling_new_weights_drops_the_old_int8_twin(small_run, tmp_path):
+def test_bundling_new_weights_drops_the_old_int8_twin(engine_train, small_run, tmp_path):
     """The engine prefers a twin on the CPU, so a twin of weights that were replaced would play in
     their place: bundling without --int8 removes it, its checksum line and its MODELS.json entry."""
     out = tmp_path / "bundled"
-    run("bundle", "--policy", small_run, "--int8", CALIBRATION, "--out-dir", out)
+    engine_train("bundle", "--policy", small_run, "--int8", CALIBRATION, "--out-dir", out)
     assert (out / "policy.int8.onnx").is_file()
     assert "policy.int8.onnx" in (out / "SHA256SUMS").read_text()
-    run("bundle", "--policy", small_run, "--out-dir", out)
+    engine_train("bundle", "--policy", small_run, "--out-dir", out)
     index = json.loads((out / "MODELS.json").read_text())
     assert not (out / "policy.int8.onnx").exists() and "int8" not in index["policy"]
     assert "policy.int8.onnx" not in (out / "SHA256SUMS").read_text()
@@ -273,11 +266,10 @@ def test_bundling_new_weights_drops_the_old_int8_twin(small_run, tmp_path):
     verify(out / "policy.onnx")
 
 
-def test_no_game_left_is_a_clear_error(tmp_path):
+def test_no_game_left_is_a_clear_error(engine_train, tmp_path):
     """Every game of tests/data/kgs fails a default filter: the run says what was dropped and
     which option loosens it, and exits with an error instead of a traceback."""
-    p = subprocess.run(train_cmd("sl", "--sgf", KGS_FIXTURES, "--out", tmp_path / "o"),
-                       capture_output=True, text=True, timeout=300)
+    p = engine_train("sl", "--sgf", KGS_FIXTURES, "--out", tmp_path / "o", ok=False)
     assert p.returncode == 1, p.stderr[-3000:]
     assert "Traceback" not in p.stderr
     err = p.stderr[p.stderr.index("Error:"):]
@@ -285,7 +277,7 @@ def test_no_game_left_is_a_clear_error(tmp_path):
     assert "board size 2 (--sizes" in err and "rank 2 (--min-rank" in err
     assert "no result 1 (never used)" in err
     assert not (tmp_path / "o" / "data" / "dataset.json").exists()   # a retry builds anew
-    p = subprocess.run(train_cmd("sl", "--sgf", KGS_FIXTURES, "--out", tmp_path / "o", "--sizes", 9,
-                                 "--min-rank", ""), capture_output=True, text=True, timeout=300)
+    p = engine_train("sl", "--sgf", KGS_FIXTURES, "--out", tmp_path / "o", "--sizes", 9,
+                     "--min-rank", "", ok=False)
     assert p.returncode == 1 and "Traceback" not in p.stderr
     assert "none of the 2 games went to the held-out set: raise --heldout-fraction" in p.stderr

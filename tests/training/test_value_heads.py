@@ -3,8 +3,6 @@ export with named outputs and parity through onnxruntime, OnnxEvaluator with and
 and `engine-train value --heads` on value-data shards."""
 import csv
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -114,23 +112,16 @@ def test_evaluator_maps_ownership_back_through_the_symmetries_and_caches_it(expo
     assert np.array_equal(again.score, got.score[[2, 0]])
 
 
-def run(*args, ok=True):
-    p = subprocess.run([sys.executable, "-m", "goengine.training.cli", *map(str, args)],
-                       capture_output=True, text=True, timeout=600)
-    if ok:
-        assert p.returncode == 0, p.stderr[-3000:]
-    return p
-
 
 @pytest.mark.slow
-def test_value_training_with_heads_on_value_data(tmp_path):
+def test_value_training_with_heads_on_value_data(engine_train, tmp_path):
     data = tmp_path / "vdata"
-    run("value-data", "--out", data, "--size", 5, "--games", 24, "--positions-per-game", 3,
-        "--heldout-fraction", 0.25, "--batch-games", 12, "--workers", 0)
+    engine_train("value-data", "--out", data, "--size", 5, "--games", 24, "--positions-per-game", 3,
+                 "--heldout-fraction", 0.25, "--batch-games", 12, "--workers", 0)
     out = tmp_path / "run"
-    p = run("value", "--data-dir", data, "--out", out, "--steps", 6, "--batch-size", 8,
-            "--eval-every", 3, "--eval-positions", 64, "--threads", 1,
-            "--heads", "ownership,score", "--ownership-weight", 1.5, "--score-weight", 1)
+    p = engine_train("value", "--data-dir", data, "--out", out, "--steps", 6, "--batch-size", 8,
+                     "--eval-every", 3, "--eval-positions", 64, "--threads", 1,
+                     "--heads", "ownership,score", "--ownership-weight", 1.5, "--score-weight", 1)
     assert "own_mse" in p.stdout and "score_mae" in p.stdout
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [int(r["step"]) for r in rows] == [3, 6]
@@ -140,8 +131,8 @@ def test_value_training_with_heads_on_value_data(tmp_path):
     ev = OnnxEvaluator(out / "value.onnx", kind="value")
     got = ev.evaluate(np.zeros((2, 49, 9, 9), dtype=np.float32))
     assert got.ownership.shape == (2, 81) and got.score.shape == (2,)
-    bad = run("value", "--data-dir", data, "--out", tmp_path / "bad", "--steps", 1,
-              "--heads", "ownership,territory", ok=False)
+    bad = engine_train("value", "--data-dir", data, "--out", tmp_path / "bad", "--steps", 1,
+                       "--heads", "ownership,territory", ok=False)
     assert bad.returncode == 2 and "territory" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -163,16 +154,16 @@ def test_shards_without_targets_refuse_the_heads(tmp_path):
               tmp_path / "run", log=lambda m: None)
 
 
-def test_net_size_options_build_the_net_they_name(tmp_path):
+def test_net_size_options_build_the_net_they_name(engine_train, tmp_path):
     """`--net-filters` / `--net-layers` replace the preset's width and depth: the checkpoint's
     net and the exported ONNX file are that net, and its trunk has that many convolutions."""
     data = tmp_path / "vdata"
-    run("value-data", "--out", data, "--size", 5, "--games", 12, "--positions-per-game", 3,
-        "--heldout-fraction", 0.25, "--batch-games", 12, "--workers", 0)
+    engine_train("value-data", "--out", data, "--size", 5, "--games", 12, "--positions-per-game", 3,
+                 "--heldout-fraction", 0.25, "--batch-games", 12, "--workers", 0)
     out = tmp_path / "run"
-    run("value", "--data-dir", data, "--out", out, "--steps", 2, "--batch-size", 8,
-        "--eval-every", 2, "--eval-positions", 16, "--threads", 1, "--heads", "none",
-        "--net-filters", 12, "--net-layers", 4)
+    engine_train("value", "--data-dir", data, "--out", out, "--steps", 2, "--batch-size", 8,
+                 "--eval-every", 2, "--eval-positions", 16, "--threads", 1, "--heads", "none",
+                 "--net-filters", 12, "--net-layers", 4)
     net, _ = nets.load_checkpoint(out / "checkpoint.pt")
     assert (net.config["filters"], net.config["layers"]) == (12, 4)
     convs = [m for m in net.trunk if isinstance(m, torch.nn.Conv2d)]

@@ -2,8 +2,6 @@
 (onnxruntime) and rollout policy, and value training on it across board sizes."""
 import csv
 import json
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -21,15 +19,6 @@ from goengine.training.value.selfplay import SelfPlayValue, SelfPlayValueConfig 
 COLOUR_PLANE = 48          # alphago49: the value net's 49th plane, ones when black is to move
 
 
-def train_cmd(*args):
-    return [sys.executable, "-m", "goengine.training.cli", *map(str, args)]
-
-
-def run(*args, ok=True):
-    p = subprocess.run(train_cmd(*args), capture_output=True, text=True, timeout=600)
-    if ok:
-        assert p.returncode == 0, p.stderr[-3000:]
-    return p
 
 
 @pytest.fixture(scope="module")
@@ -87,19 +76,20 @@ def test_same_seed_same_games_and_runs_add_up(players, tmp_path):
 
 
 @pytest.mark.slow
-def test_cli_then_value_training_on_two_sizes(tmp_path):
+def test_cli_then_value_training_on_two_sizes(engine_train, tmp_path):
     data = tmp_path / "vdata"
-    p = run("value-data", "--out", data, "--size", 9, "--games", 16, "--positions-per-game", 4,
-            "--heldout-fraction", 0.25, "--batch-games", 8, "--workers", 0)
+    p = engine_train("value-data", "--out", data, "--size", 9, "--games", 16,
+                     "--positions-per-game", 4, "--heldout-fraction", 0.25, "--batch-games", 8,
+                     "--workers", 0)
     assert "positions train" in p.stdout
-    run("value-data", "--out", data, "--size", 7, "--games", 16, "--positions-per-game", 4,
-        "--heldout-fraction", 0.25, "--batch-games", 8, "--workers", 0)
+    engine_train("value-data", "--out", data, "--size", 7, "--games", 16, "--positions-per-game", 4,
+                 "--heldout-fraction", 0.25, "--batch-games", 8, "--workers", 0)
     meta = json.loads((data / "dataset.json").read_text())
     assert meta["sources"] == ["selfplay:0", "selfplay:1"]     # the second run took a new seed
     assert meta["stats"]["komi"] == {"7.5": 32}
     out = tmp_path / "run"
-    run("value", "--data-dir", data, "--out", out, "--steps", 6, "--batch-size", 8,
-        "--eval-every", 3, "--eval-positions", 64, "--threads", 1)
+    engine_train("value", "--data-dir", data, "--out", out, "--steps", 6, "--batch-size", 8,
+                 "--eval-every", 3, "--eval-positions", 64, "--threads", 1)
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [int(r["step"]) for r in rows] == [3, 6]
     by_size = dict(kv.split("=") for kv in rows[-1]["heldout_by_size"].split())
@@ -120,8 +110,8 @@ def test_the_dataset_komi_is_the_mean_of_the_games_that_state_one():
     assert dataset_komi({"games": {"train": 5}}) is None      # built before the komi was counted
 
 
-def test_value_needs_sgf_or_a_built_dataset(tmp_path):
-    p = run("value", "--out", tmp_path / "o", ok=False)
+def test_value_needs_sgf_or_a_built_dataset(engine_train, tmp_path):
+    p = engine_train("value", "--out", tmp_path / "o", ok=False)
     assert p.returncode == 2 and "--data-dir" in p.stderr and "Traceback" not in p.stderr
 
 

@@ -3,8 +3,6 @@ the run's games with a held-out measurement, and the loop resumes with the bigge
 import csv
 import json
 import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -75,28 +73,22 @@ def test_cosine_learning_rate():
     assert cosine_lr(1e-3, 0.5, warmup=0.1) == pytest.approx(5e-4)
 
 
-def zero_cmd(out, *extra):
-    return [sys.executable, "-m", "goengine.training.cli", "zero", "--out", str(out),
-            "--size", "5", "--komi", "0.5", "--games", "4", "--games-per-job", "1",
-            "--visits", "8", "--steps", "4", "--batch-size", "16", "--blocks", "1",
-            "--filters", "8", "--resign-threshold", "0", "--no-gating", "--workers", "0",
-            *extra]
+def zero_args(out, *extra):
+    return ["zero", "--out", out, "--size", 5, "--komi", 0.5, "--games", 4, "--games-per-job", 1,
+            "--visits", 8, "--steps", 4, "--batch-size", 16, "--blocks", 1, "--filters", 8,
+            "--resign-threshold", 0, "--no-gating", "--workers", 0, *extra]
 
 
 @pytest.mark.slow
-def test_grown_net_trains_on_the_run_and_the_run_resumes_with_it(tmp_path):
+def test_grown_net_trains_on_the_run_and_the_run_resumes_with_it(engine_train, tmp_path):
     run = tmp_path / "run"
-    p = subprocess.run(zero_cmd(run, "--generations", "2"), capture_output=True, text=True,
-                       timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
+    engine_train(*zero_args(run, "--generations", "2"))
     out = tmp_path / "grown"
-    p = subprocess.run([sys.executable, "-m", "goengine.training.cli", "zero-grow", "--run",
-                        str(run), "--out", str(out), "--blocks", "2", "--filters", "12",
-                        "--games", "8", "--holdout-every", "4", "--batch-size", "16",
-                        "--steps", "6", "--eval-every", "3", "--device", "cpu",
-                        "--threads", "1", "--batch-threads", "1"],
-                       capture_output=True, text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
+    p = engine_train("zero-grow", "--run",
+                     str(run), "--out", str(out), "--blocks", "2", "--filters", "12",
+                     "--games", "8", "--holdout-every", "4", "--batch-size", "16",
+                     "--steps", "6", "--eval-every", "3", "--device", "cpu",
+                     "--threads", "1", "--batch-threads", "1")
     result = json.loads(p.stdout.strip().splitlines()[-1])
     rows = list(csv.DictReader((out / "curve.csv").open()))
     assert [int(r["step"]) for r in rows] == [0, 3, 6]
@@ -114,21 +106,17 @@ def test_grown_net_trains_on_the_run_and_the_run_resumes_with_it(tmp_path):
     assert outs[0].shape == (1, 26)
     # the run continues with the grown net: its next generation is the bigger network
     shutil.copyfile(out / "checkpoint.pt", run / "checkpoint.pt")
-    p = subprocess.run(zero_cmd(run, "--generations", "3", "--resume"), capture_output=True,
-                       text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
+    engine_train(*zero_args(run, "--generations", "3", "--resume"))
     assert [r["generation"] for r in Registry(run / "registry").rows] == [0, 1, 2, 3]
     after, _ = nets.load_checkpoint(run / "checkpoint.pt")
     assert len(after.tower) == 2 and after.config["filters"] == 12
 
 
 @pytest.mark.slow
-def test_zero_grow_refuses_a_run_with_too_few_shards(tmp_path):
+def test_zero_grow_refuses_a_run_with_too_few_shards(engine_train, tmp_path):
     run = tmp_path / "run"
-    p = subprocess.run(zero_cmd(run, "--generations", "1", "--games", "1"), capture_output=True,
-                       text=True, timeout=240)
-    assert p.returncode == 0, p.stderr[-2000:]
-    p = subprocess.run([sys.executable, "-m", "goengine.training.cli", "zero-grow", "--run",
-                        str(run), "--out", str(tmp_path / "g"), "--steps", "1",
-                        "--device", "cpu"], capture_output=True, text=True, timeout=240)
+    engine_train(*zero_args(run, "--generations", "1", "--games", "1"))
+    p = engine_train("zero-grow", "--run",
+                     str(run), "--out", str(tmp_path / "g"), "--steps", "1",
+                     "--device", "cpu", ok=False)
     assert p.returncode != 0 and "too few to hold out" in p.stderr
