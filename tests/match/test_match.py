@@ -290,8 +290,10 @@ def test_goengine_vs_gnugo(tmp_path):
     argv = _engine_gtp_argv()
     if argv is None:
         pytest.skip("engine-gtp (gtp.main) is not there yet")
-    cfg = _config(argv, GNUGO_FAST, tmp_path, games=2, move_timeout=60.0, startup_timeout=300.0,
-                  time_control=Clock.simple(1), referee=[GNUGO, "--mode", "gtp"],
+    # the clock is sent (time_settings) but 64 playouts end each move well inside its second
+    cfg = _config(argv + ["--playouts", "64"], GNUGO_FAST, tmp_path, games=2, move_timeout=60.0,
+                  startup_timeout=300.0, time_control=Clock.simple(1),
+                  referee=[GNUGO, "--mode", "gtp"],
                   stderr_dir=str(tmp_path / "stderr"))
     s = Match(cfg).run()
     _only_gnugo_superko_forfeits(s)

@@ -34,6 +34,8 @@ import torch
 from torch import nn
 
 from goengine.engine.board import is_eye
+from goengine.engine.colors import EMPTY
+from goengine.engine.coords import all_locs
 from goengine.engine.features import FEATURE_SETS, extract
 from goengine.engine.game import Game
 from goengine.models.metadata import (AUX_OUTPUTS, DEFAULT_FEATURE_SET, EXPECTED, INPUT_NAME,
@@ -233,13 +235,26 @@ def parity_inputs(feature_set: str, planes: int, n: int, rng) -> np.ndarray:
     for moves in (0, n * n // 8, n * n // 4, n * n // 2):
         g = Game(n)
         for _ in range(moves):
-            c = g.to_play
-            legal = [m for m in g.legal_moves(c) if not is_eye(g.st, g.meta, m, c)]
-            if not legal:
+            move = random_move(g, rng)
+            if move is None:
                 break
-            g.play(c, legal[int(rng.integers(len(legal)))])
+            g.play(g.to_play, move)
         out.append(extract(g, feature_set))
     return np.stack(out).astype(np.float32)
+
+
+def random_move(g: Game, rng) -> int | None:
+    """A random legal move for the side to play that fills none of its own eyes (None: none is
+    left): the empty points tried in a random order, each judged on its own, where listing every
+    legal move first (Game.legal_moves, a superko check per point) made an export's parity
+    check cost seconds."""
+    c = g.to_play
+    empty = [lc for lc in all_locs(g.size) if g.color_at(lc) == EMPTY]
+    for i in rng.permutation(len(empty)):
+        lc = empty[i]
+        if not is_eye(g.st, g.meta, lc, c) and g.is_legal(c, lc):
+            return lc
+    return None
 
 
 def _check_parity(model: nn.Module, path: str, planes: int, feature_set: str,
