@@ -14,7 +14,18 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training_games import FIXTURE as GAMES, sgf_collection
+import onnx  # noqa: E402
+from training_games import FIXTURE as GAMES, sgf_collection  # noqa: E402
+
+from goengine.engine.features import extract  # noqa: E402
+from goengine.engine.replay import positions  # noqa: E402
+from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.models.session import load_session  # noqa: E402
+from goengine.models.store import verify  # noqa: E402
+from goengine.sgf_tools import iter_games  # noqa: E402
+from goengine.training.data.dataset import REPLAY_RULES, outcome  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
 
 DATA = Path(__file__).parents[1] / "data"
 KGS_FIXTURES = DATA / "kgs"
@@ -51,7 +62,6 @@ def test_sl_run_writes_curves_checkpoint_and_onnx(small_run):
     assert [int(r["step"]) for r in rows] == [50, 100, 150, 200, 250, 300]
     assert (small_run / "curve.png").stat().st_size > 1000
     assert (small_run / "checkpoint.pt").exists()
-    import onnx
     props = {p.key: p.value for p in onnx.load(small_run / "policy.onnx").metadata_props}
     assert props["kind"] == "policy" and props["feature_set"] == "alphago48"
     assert float(props["heldout_top1"]) == pytest.approx(float(rows[-1]["heldout_top1"]), abs=1e-4)
@@ -126,6 +136,32 @@ def test_eval_split_reads_the_training_shards(engine_train, small_run):
         assert int(last[5]) == stats[split]
 
 
+def test_eval_of_a_zero_net_gives_its_value_error_on_the_outcomes_and_its_policy(engine_train,
+                                                                                   tmp_path):
+    """A Zero net's `eval` has both heads' figures: the value head's MSE against the games'
+    outcomes (for the side to move, as the engine's evaluator reads the value) before the
+    policy's last line, on real onnxruntime sessions."""
+    torch.manual_seed(0)
+    path = tmp_path / "zero.onnx"
+    export_onnx(nets.build("zero", "cpu", blocks=1, filters=8), "zero", path,
+                {"training_data": "random weights", "board_sizes": "9"}, board_size=9)
+    p = engine_train("eval", "--model", path, "--sgf", GAMES, "--max-positions", 200)
+    value_line, last = p.stdout.strip().splitlines()[-2:]
+    words = value_line.split()
+    assert words[:2] == ["value:", "mse"] and words[3:] == ["positions", "200"]
+    planes, z = [], []
+    for record in iter_games(GAMES):
+        for game, colour, _ in positions(record, REPLAY_RULES):
+            planes.append(extract(game, "zero17"))
+            z.append(outcome(record, colour))
+        if len(planes) >= 200:
+            break
+    ev = OnnxEvaluator(path, kind="zero", symmetry="none", cache_size=0)
+    v = ev.evaluate(np.stack(planes[:200]).astype(np.float32)).value_stm
+    assert float(words[2]) == pytest.approx(float(np.mean((v - np.array(z[:200])) ** 2)), abs=1e-4)
+    assert last.split()[0] == "top1" and last.split()[-1] == "200"
+
+
 def phase_lines(stdout: str) -> dict:
     """{'0-59': {'mse': ..., 'positions': ...}, ...} from the `moves A-B: k v ...` lines."""
     out = {}
@@ -183,8 +219,6 @@ def test_eval_gives_clear_error_for_broken_model(engine_train, tmp_path):
 def test_export_command_matches_torch(engine_train, small_run, tmp_path):
     out = tmp_path / "p.onnx"
     engine_train("export", "--checkpoint", small_run / "checkpoint.pt", "--out", out)
-    from goengine.models.session import load_session
-    from goengine.training.nets import networks as nets
     net, _ = nets.load_checkpoint(small_run / "checkpoint.pt")
     net.eval()
     x = np.random.default_rng(0).random((2, 48, 13, 13), dtype=np.float32)
@@ -197,8 +231,6 @@ def test_export_command_matches_torch(engine_train, small_run, tmp_path):
 
 @pytest.mark.slow
 def test_export_records_the_komi_a_value_net_learned_at(engine_train, small_run, tmp_path):
-    from goengine.models.onnx_evaluator import OnnxEvaluator
-    from goengine.training.nets import networks as nets
     nets.save_checkpoint(nets.build("value", "cpu"), tmp_path / "value.pt")
     engine_train("export", "--checkpoint", tmp_path / "value.pt", "--out", tmp_path / "v.onnx",
                  "--komi", 6.5)
@@ -223,9 +255,7 @@ def test_bundle_exports_with_checksums_and_heldout_figures(engine_train, small_r
     entry = index["policy"]
     assert entry["file"] == "policy.onnx" and entry["training"]["step"] == 300
     assert entry["heldout"]["positions"] == 200 and 0.4 < entry["heldout"]["top1"] <= 1
-    from goengine.models.store import verify
     verify(out / "policy.onnx")          # listed in SHA256SUMS with the right digest
-    import onnx
     props = {p.key: p.value for p in onnx.load(out / "policy.onnx").metadata_props}
     assert float(props["heldout_top1"]) == pytest.approx(entry["heldout"]["top1"], abs=1e-4)
 
@@ -262,7 +292,6 @@ def test_bundling_new_weights_drops_the_old_int8_twin(engine_train, small_run, t
     index = json.loads((out / "MODELS.json").read_text())
     assert not (out / "policy.int8.onnx").exists() and "int8" not in index["policy"]
     assert "policy.int8.onnx" not in (out / "SHA256SUMS").read_text()
-    from goengine.models.store import verify
     verify(out / "policy.onnx")
 
 

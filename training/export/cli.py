@@ -130,7 +130,7 @@ def parse_move_edges(value: str) -> tuple[int, ...]:
                    "a line of figures for each phase before the last line")
 def eval_command(model_path, sgf, data_dir, split, max_positions, every, threads, off_board_results,
                  by_move):
-    """Held-out accuracy of a policy (top-1/top-5) or MSE of a value net."""
+    """Held-out accuracy of a policy (top-1/top-5) or MSE of a value net; a Zero net's both."""
     if bool(sgf) == bool(data_dir):
         raise click.UsageError("give --sgf or --data-dir (one of them)")
     if by_move and data_dir:
@@ -150,4 +150,6 @@ def eval_command(model_path, sgf, data_dir, split, max_positions, every, threads
     if "mse" in r:
         click.echo(f"mse {r['mse']:.4f} positions {r['positions']}")
     else:
+        if "value_mse" in r:    # a Zero net: its value head on the games' outcomes, then its policy
+            click.echo(f"value: mse {r['value_mse']:.4f} positions {r['value_positions']}")
         click.echo(f"top1 {r['top1']:.4f} top5 {r['top5']:.4f} positions {r['positions']}")

@@ -10,7 +10,9 @@ size before the last line when there are several). `--by-move 60,120,180,240` (w
 adds a line for each phase of the games: a value net's error on human outcomes is mostly in the
 opening, where the game is undecided.
 The last line is `top1 <fraction> top5 <fraction> positions <n>` (policy) or
-`mse <value> positions <n>` (value).
+`mse <value> positions <n>` (value). A Zero net gets both: `value: mse <value> positions <n>`
+(its value head against the outcomes of the games with a result, as the network says it at the
+komi it learned at, not moved to the game's) before its policy's last line.
 """
 from __future__ import annotations
 
@@ -29,16 +31,23 @@ from goengine.training.data.dataset import REPLAY_RULES, PackedPositions, outcom
 from goengine.training.nets import networks as nets
 
 
-def _score(model, x: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """[top-1 hits, top-5 hits, squared error, 1] per position [B, 4] of one batch of planes
-    x [B, C, N, N] against its targets (the move's Pos for a policy or Zero net, z for a value net)."""
+def _score(model, x: np.ndarray, targets: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """[top-1 hits, top-5 hits, squared error, 1, valued] per position [B, 5] of one batch of
+    planes x [B, C, N, N] against its targets: the move's Pos for a policy or Zero net, and the
+    outcome z for the mover (+1 won, -1 lost, 0 unknown or drawn) for a value net (every position)
+    or a Zero net's value head (the positions whose game has a known result)."""
     out = model.run(x)
-    rows = np.zeros((len(x), 4))
+    rows = np.zeros((len(x), 5))
     rows[:, 3] = 1
+    if model.kind in ("value", "zero"):
+        value = out[1 if model.kind == "zero" else 0].reshape(-1)
+        known = z != 0 if model.kind == "zero" else np.ones(len(z), dtype=bool)
+        rows[:, 2] = np.where(known, (value - z) ** 2, 0.0)
+        rows[:, 4] = known
     if model.kind == "value":
-        rows[:, 2] = (out.reshape(-1) - targets) ** 2
         return rows
-    board = out[:, :x.shape[-1] * x.shape[-2]]      # a Zero net's pass logit is no move target
+    policy = out[0]
+    board = policy[:, :x.shape[-1] * x.shape[-2]]   # a Zero net's pass logit is no move target
     order = np.argsort(-board, axis=1)[:, :5]
     rows[:, 0] = order[:, 0] == targets
     rows[:, 1] = (order == targets[:, None]).any(axis=1)
@@ -46,12 +55,14 @@ def _score(model, x: np.ndarray, targets: np.ndarray) -> np.ndarray:
 
 
 def _figures(kind: str, tally: np.ndarray, **extra) -> dict:
-    top1, top5, sq, count = tally
-    count = int(count)
+    top1, top5, sq, count, valued = tally
+    count, valued = int(count), int(valued)
     if kind == "value":
-        return {"mse": sq / max(count, 1), "positions": count, **extra}
-    return {"top1": top1 / max(count, 1), "top5": top5 / max(count, 1), "positions": count,
-            **extra}
+        return {"mse": sq / max(valued, 1), "positions": count, **extra}
+    figures = {"top1": top1 / max(count, 1), "top5": top5 / max(count, 1), "positions": count}
+    if kind == "zero":      # the value head's error on the games with a known result
+        figures.update(value_mse=sq / max(valued, 1), value_positions=valued)
+    return {**figures, **extra}
 
 
 class _Model:
@@ -62,7 +73,7 @@ class _Model:
             self.session = load_session(path, threads)
             self.kind = self.session.meta.kind
             self.feature_set = self.session.meta.feature_set
-            self.run = lambda x: self.session.session.run(None, {self.session.input_name: x})[0]
+            self.run = lambda x: self.session.session.run(None, {self.session.input_name: x})
         else:
             torch.set_num_threads(threads)
             net, _ = nets.load_checkpoint(path)
@@ -73,7 +84,7 @@ class _Model:
             def run(x):
                 with torch.no_grad():
                     out = net(torch.from_numpy(x))
-                return (out[0] if isinstance(out, tuple) else out).numpy()
+                return [t.numpy() for t in (out if isinstance(out, tuple) else (out,))]
             self.run = run
 
 
@@ -91,16 +102,18 @@ def evaluate_collection(model_path, sgf_paths, max_positions=20000, every=1, thr
     filters = filters or FilterConfig(sizes=None, require_result=model.kind == "value",
                                       decided_on_board=decided_on_board)
     edges = np.asarray(sorted(by_move), dtype=np.int64)
-    xs, targets, moves = [], [], []
-    tally = np.zeros((len(edges) + 1, 4))   # per phase: top-1 hits, top-5 hits, squared error, positions
+    xs, targets, zs, moves = [], [], [], []
+    # per phase: top-1 hits, top-5 hits, squared error, positions, positions with a known outcome
+    tally = np.zeros((len(edges) + 1, 5))
     skipped = 0
 
     def flush():
         if not xs:
             return
-        rows = _score(model, np.stack(xs).astype(np.float32), np.asarray(targets))
+        rows = _score(model, np.stack(xs).astype(np.float32), np.asarray(targets),
+                      np.asarray(zs, dtype=np.float64))
         np.add.at(tally, np.searchsorted(edges, np.asarray(moves), side="right"), rows)
-        for pending in (xs, targets, moves):
+        for pending in (xs, targets, zs, moves):
             pending.clear()
 
     def full():
@@ -115,8 +128,8 @@ def evaluate_collection(model_path, sgf_paths, max_positions=20000, every=1, thr
                     if lc == PASS or i % every:
                         continue
                     xs.append(extract(game, fs.name))
-                    targets.append(loc_to_pos(lc, game.size) if model.kind != "value"
-                                   else outcome(record, color))
+                    targets.append(loc_to_pos(lc, game.size) if model.kind != "value" else 0)
+                    zs.append(outcome(record, color))
                     moves.append(i)
                     if len(xs) >= batch:
                         flush()
@@ -149,9 +162,9 @@ def evaluate_shards(model_path, data_dir, max_positions=20000, threads=2, batch=
     tallies = {}
     for size in sizes:
         data = PackedPositions(data_dir, split, size, planes, limit=max_positions)
-        tallies[size] = np.zeros(4)
+        tallies[size] = np.zeros(5)
         for start in range(0, len(data), batch):
             x, move, z = data.batch(np.arange(start, min(start + batch, len(data))), symmetry=0)
-            tallies[size] += _score(model, x, z if model.kind == "value" else move).sum(axis=0)
+            tallies[size] += _score(model, x, move, z).sum(axis=0)
     by_size = {size: _figures(model.kind, t) for size, t in tallies.items()}
     return _figures(model.kind, sum(tallies.values()), skipped_games=0, by_size=by_size)
