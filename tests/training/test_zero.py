@@ -32,6 +32,7 @@ from goengine.engine.search.result import MoveStat, SearchResult  # noqa: E402
 from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training.export import quantize  # noqa: E402
+from goengine.training.export.evaluate import evaluate_collection  # noqa: E402
 from goengine.training.nets import networks as nets  # noqa: E402
 from goengine.training.workers.selfplay import SelfPlayWorker  # noqa: E402
 from goengine.models.names import SIZED_MODEL_FILES  # noqa: E402
@@ -54,6 +55,7 @@ from goengine.training.nets.optimizers import build_optimizer  # noqa: E402
 from goengine.training.zero.train import sample_batch, train_step  # noqa: E402
 from goengine.training.workers.pool import WorkerPool  # noqa: E402
 
+from training_games import FIXTURE as HUMAN_GAMES  # noqa: E402
 from zero_nets import TINY, export_tiny_zero  # noqa: E402
 
 
@@ -404,6 +406,22 @@ def test_resumed_run_takes_the_new_learning_rate(tmp_path):
     groups = again.opt.param_groups
     assert all(g["lr"] == 3e-4 for g in groups)
     assert all(g["weight_decay"] == pytest.approx(2 * 5e-5) for g in groups)
+
+
+def test_each_generation_is_measured_on_the_human_games_given(tmp_path):
+    """--human-sgf: a generation's curve row carries its network's value MSE on the human games'
+    outcomes and its policy's top-1 on their moves, as `engine-train eval` gives them for that
+    network (on 9x9 games: the net is convolutional, its 5x5 run aside)."""
+    cfg = small_config(gating=False, human_sgf=(str(HUMAN_GAMES),), human_positions=60,
+                       human_every=3)
+    run = ZeroRun(cfg, tmp_path, None, WorkerPool(workers=0), resume=False, log=lambda s: None)
+    run.run()
+    row = list(csv.DictReader((tmp_path / "curve.csv").open()))[-1]
+    want = evaluate_collection(tmp_path / "registry" / "gen-0001.onnx", [str(HUMAN_GAMES)], 60, 3,
+                               threads=1)
+    assert float(row["human_value_mse"]) == pytest.approx(want["value_mse"], abs=1e-4)
+    assert float(row["human_top1"]) == pytest.approx(want["top1"], abs=1e-4)
+    assert want["value_positions"] == 60
 
 
 def test_workers_get_int8_networks_once_there_are_games(tmp_path, monkeypatch):

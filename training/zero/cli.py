@@ -129,6 +129,13 @@ def check_gumbel(cfg: ZeroConfig) -> None:
               type=click.FloatRange(0), help="KataGo's static score utility in the self-play and "
               "gating searches: a leaf's utility is (v + F (2/pi) atan(score / N)) / (1 + F) "
               "(0: off)")
+@click.option("--human-sgf", multiple=True, type=click.Path(exists=True),
+              help="held-out human games (SGF file, folder or archive; repeatable): each "
+                   "generation's value MSE on their outcomes and top-1 on their moves, in the curve")
+@click.option("--human-positions", default=D.human_positions, show_default=True,
+              type=click.IntRange(1), help="with --human-sgf: positions read")
+@click.option("--human-every", default=D.human_every, show_default=True, type=click.IntRange(1),
+              help="with --human-sgf: every n-th move of each game")
 @click.option("--window", default=D.window, show_default=True, type=click.IntRange(1),
               help="newest games trained on")
 @click.option("--steps", default=D.steps, show_default=True, type=click.IntRange(1),

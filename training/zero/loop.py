@@ -51,6 +51,7 @@ from goengine.engine.search.komi import fair_komi
 from goengine.engine.search.network import ZERO_C_PUCT
 from goengine.models.session import CPU, providers
 from goengine.training.data.atomic import write_atomic
+from goengine.training.export.evaluate import evaluate_collection
 from goengine.training.nets import networks as nets
 from goengine.training.nets.curves import append_row, read_rows
 from goengine.training.nets.export import export_onnx, with_registry_metadata
@@ -74,7 +75,7 @@ from goengine.training.zero.train import (STATS, HeadWeights, measure, part_mean
 BEST, CANDIDATE = "best", "candidate"       # network names on the workers
 CURVE_FIELDS = ["generation", "decision", "selfplay_games", "train_steps", "loss", "value_loss",
                 "policy_loss", "ownership_mse", "score_mae", "fresh_value_loss",
-                "fresh_policy_loss",
+                "fresh_policy_loss", "human_value_mse", "human_top1",
                 "window_positions", "selfplay_games_s", "selfplay_positions_s", "komi",
                 "black_share",
                 "train_positions_s", "resign_threshold", "false_resign", "would_resign",
@@ -155,6 +156,10 @@ class ZeroConfig:
     sprt_alpha: float = 0.05
     sprt_beta: float = 0.05
     pass_score: float = 0.55        # at gate_max without a decision
+    # evidence: each generation's network on held-out human games (engine-train eval's figures)
+    human_sgf: tuple = ()           # SGF files, folders or archives; empty: not measured
+    human_positions: int = 2000     # positions read, every human_every-th move of each game
+    human_every: int = 10
     # network
     preset: str = "cpu"
     blocks: int = 0                 # 0: the preset's
@@ -393,6 +398,17 @@ class ZeroRun:
         return {"fresh_value_loss": f"{parts['value_loss']:.4f}",
                 "fresh_policy_loss": f"{parts['policy_loss']:.4f}"}
 
+    def _human_figures(self, net: Path) -> dict:
+        """The candidate's value MSE on the outcomes of the held-out human games and its
+        policy's top-1 on their moves (training.export.evaluate): how the value learns what
+        human games say, and how far self-play moves the policy from human play."""
+        cfg = self.cfg
+        if not cfg.human_sgf:
+            return {}
+        r = evaluate_collection(net, cfg.human_sgf, cfg.human_positions, cfg.human_every,
+                                threads=cfg.threads)
+        return {"human_value_mse": f"{r['value_mse']:.4f}", "human_top1": f"{r['top1']:.4f}"}
+
     def _train_distributed(self, target: int):
         """The steps up to `target` on `trainer_procs` torchrun processes (training.zero.ddp);
         the weights and optimizer come back through checkpoint.pt."""
@@ -417,6 +433,7 @@ class ZeroRun:
                      # the komi its value learned at: its window's games' (fair komi: a mean)
                      "komi": f"{window_komi(self.dir / 'games', cfg.window):g}"},
                     board_size=cfg.size)
+        self.state["row"].update(self._human_figures(self.dir / "candidate.onnx"))
         result = {"decision": "latest", "wins": 0, "draws": 0, "losses": 0, "llr": ""}
         if cfg.gating:
             self.publish(CANDIDATE, self.dir / "candidate.onnx")
@@ -540,7 +557,7 @@ def plot_curve(csv_path: Path, png_path: Path) -> None:
     rows = read_rows(csv_path)
     fig, ax = subplots(1, 2, figsize=(10, 4))
     for key in ("loss", "value_loss", "policy_loss", "ownership_mse", "fresh_value_loss",
-                "fresh_policy_loss"):
+                "fresh_policy_loss", "human_value_mse"):
         pts = [(int(r["generation"]), float(r[key])) for r in rows if r.get(key)]
         if pts:
             ax[0].plot(*zip(*pts), label=key)
