@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from goengine.engine.board import BLACK, EMPTY, F_COLOR, WHITE, is_eye
+from goengine.engine.book import Book
 from goengine.engine.coords import PASS, RESIGN
 from goengine.engine.deadstones import Judgement, judge
 from goengine.engine.search.base import Search
@@ -31,6 +32,7 @@ class PlayerConfig:
     allow_resign: bool = True
     status_playouts: int = 2000        # playouts of the dead-stone judgement (engine.deadstones)
     min_playouts: int = 50             # never answer with fewer simulations than this (time allowing)
+    use_book: bool = True              # play the opening book's move where it has one
 
 
 def _parse(kind, value: str):
@@ -55,14 +57,15 @@ TUNABLE = {
     "playouts": _optional_int, "visits": _optional_int,
     "resign_threshold": float, "resign_consecutive": int,
     "resign_min_move": float, "allow_resign": lambda v: _parse(bool, v),
-    "status_playouts": int,
+    "status_playouts": int, "use_book": lambda v: _parse(bool, v),
 }
 
 
 class Player:
     def __init__(self, search: Search, config: PlayerConfig | None = None,
-                 time_config: TimeConfig | None = None):
+                 time_config: TimeConfig | None = None, books: tuple[Book, ...] = ()):
         self.search = search
+        self.books = books          # opening books (engine.book), each for its size and komi
         self.config = config or PlayerConfig()
         self.time = TimeManager(time_config)
         self.last_result: SearchResult | None = None
@@ -188,10 +191,24 @@ class Player:
         self.last_result = None
         if not game.legal_moves(color):
             return PASS
+        move = None if cleanup else self.book_move(game, color)
+        if move is not None:
+            self.last_stop = "book"
+            return move
         res = self._run(game, color, clock, stop, report, report_interval)
         if self._should_resign(game, color, res):
             return RESIGN
         return self._choose(game, color, res, cleanup)
+
+    def book_move(self, game, color) -> int | None:
+        """The opening book's move for `color` (a Loc), None where no book has the position."""
+        if not self.config.use_book:
+            return None
+        for book in self.books:
+            move = book.lookup(game, color)
+            if move is not None:
+                return move
+        return None
 
     def cleanup_genmove(self, game, color, clock: Clock | None = None, stop=None) -> int:
         """kgs-genmove_cleanup: like genmove, but never pass while dead opponent stones remain."""

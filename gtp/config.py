@@ -10,7 +10,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, replace
 
-from goengine.models.names import BUNDLED_DIR, MODEL_FILES, SIZED_MODEL_FILES, int8_variant
+from goengine.models.names import BOOK_FILES, BUNDLED_DIR, MODEL_FILES, SIZED_MODEL_FILES, int8_variant
 
 
 @dataclass(frozen=True)
@@ -54,6 +54,8 @@ class EngineConfig:
                                       # the heuristic MCTS instead of being refused
     zero_sizes: tuple[int, ...] = ()  # --search auto: the sizes the Zero search plays, each with
                                       # the Zero network made for it (e.g. zero-9x9.onnx)
+    book_files: tuple[str, ...] = ()  # opening books (--book; --search auto: the bundled ones)
+    no_book: bool = False             # --no-book: none, not even the bundled ones
 
 
 # --search NAME -> the modules it needs (all must exist).
@@ -102,7 +104,18 @@ def resolve_auto_search(config: EngineConfig) -> EngineConfig:
                for kind, required in SEARCH_MODELS["alphago"] if required)
     sized = sized_load_files(config, "zero", on_cpu=True)
     return replace(config, search="alphago" if have else "heuristic", auto_search=True,
-                   zero_sizes=tuple(sorted(n for n, f in sized.items() if os.path.isfile(f))))
+                   zero_sizes=tuple(sorted(n for n, f in sized.items() if os.path.isfile(f))),
+                   book_files=config.book_files or bundled_books(config))
+
+
+def bundled_books(config: EngineConfig) -> tuple[str, ...]:
+    """The opening books of the model directory (BOOK_FILES) that are there; none with
+    --no-book. Only --search auto plays them unasked: they were searched with its networks."""
+    if config.no_book:
+        return ()
+    directory = config.model_dir or BUNDLED_DIR
+    paths = (os.path.join(directory, name) for name in BOOK_FILES.values())
+    return tuple(p for p in paths if os.path.isfile(p))
 
 
 def check_search(config: EngineConfig) -> str | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from goengine.engine.board import BLACK, WHITE
 from goengine.engine.board import play as board_play
+from goengine.engine.book import Book, BookError
 from goengine.engine.compile_helper import CompileHelper, compile_all, compiled_here
 from goengine.engine.coords import PASS
 from goengine.engine.game import Game, IllegalMove, format_result
@@ -64,11 +65,13 @@ def load_player(s: Session) -> None:
     the others are warmed up by stage "kernels" (load_kernels)."""
     cfg = s.config
     loaded: dict[str, OnnxEvaluator] = {}   # one evaluator for a file that fills two roles
-    player = _player(cfg, _build_search(s, loaded))
+    books = _books(cfg)
+    player = _player(cfg, _build_search(s, loaded), books)
     paths = {n: path
              for n, path in sized_load_files(cfg, "zero", on_cpu=providers() == [CPU]).items()
              if n in cfg.zero_sizes}
-    sized = {n: _player(cfg, _sized_zero_search(cfg, n, path, loaded)) for n, path in paths.items()}
+    sized = {n: _player(cfg, _sized_zero_search(cfg, n, path, loaded), books)
+             for n, path in paths.items()}
     sizes = s.model_sizes
     size = s.size if sizes is None or s.size in sizes else min(sizes)
     if s.size in sized:
@@ -81,10 +84,10 @@ def load_player(s: Session) -> None:
     # twins of the other Players (the same networks, a search of their own), since a command may
     # use the Players themselves while stage "kernels" runs
     s.warm_later = [(n, lambda n=n, path=path: _player(cfg, _sized_zero_search(cfg, n, path,
-                                                                               loaded)))
+                                                                               loaded), books))
                     for n, path in paths.items() if n != s.size]
     if s.size in sized:
-        s.warm_later.append((size, lambda: _player(cfg, _build_search(s, loaded))))
+        s.warm_later.append((size, lambda: _player(cfg, _build_search(s, loaded), books)))
     s.sized_players = sized
     s.player = player
 
@@ -137,7 +140,23 @@ def _helper_sizes(cfg: EngineConfig) -> tuple[int, ...]:
     return tuple(sorted({cfg.size, *cfg.zero_sizes}))
 
 
-def _player(cfg: EngineConfig, search) -> Player:
+def _books(cfg: EngineConfig) -> tuple[Book, ...]:
+    """The opening books to play from; a book that cannot be read is left out with a warning
+    (the engine plays on without it)."""
+    books = []
+    for path in cfg.book_files:
+        try:
+            book = Book.load(path)
+        except BookError as exc:
+            log.warning("no opening book: %s", exc)
+            continue
+        log.info("opening book %s: %d positions, %dx%d, komi %g", path, len(book), book.size,
+                 book.size, book.komi)
+        books.append(book)
+    return tuple(books)
+
+
+def _player(cfg: EngineConfig, search, books: tuple[Book, ...] = ()) -> Player:
     """The Player around a search, with the command line's move and time settings."""
     pcfg = {}
     if cfg.playouts is not None:
@@ -156,7 +175,7 @@ def _player(cfg: EngineConfig, search) -> Player:
         tcfg["lag_unreported"] = cfg.lag_unreported
     tcfg["time_manager"] = cfg.time_manager
     # every search judges dead stones with the one judgement (engine.deadstones)
-    return Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg))
+    return Player(search, PlayerConfig(**pcfg), TimeConfig(**tcfg), books)
 
 
 def _sized_zero_search(cfg: EngineConfig, size: int, path: str, loaded: dict) -> ZeroSearch:

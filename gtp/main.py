@@ -127,6 +127,12 @@ def _finite(ctx, param, value):
               help="Value network ONNX for the AlphaGo search.")
 @click.option("--zero", "zero_file", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Zero (policy + value) network ONNX; alone it selects --search zero.")
+@click.option("--book", "book_files", type=click.Path(exists=True, dir_okay=False), multiple=True,
+              help="An opening book (engine-train book) to play from, on the board size, komi and "
+                   "scoring it was made for; repeatable. --search auto plays the bundled "
+                   "9x9 book unless told otherwise.")
+@click.option("--no-book", is_flag=True, default=False,
+              help="Play no opening book, not even the bundled one.")
 @click.option("--playouts", type=click.IntRange(min=1), default=None,
               help="New simulations per move (Leela Zero's -p; default: by time).")
 @click.option("--visits", type=click.IntRange(min=1), default=None,
@@ -161,7 +167,8 @@ def _finite(ctx, param, value):
 def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, policy_temperature,
         rollout_threads, value_komi, komi_scale, score_utility, dynamic_score_utility,
         dynamic_score_scale, gumbel, gumbel_k, ponder, lag_margin, lag_unreported,
-        time_manager, model_dir, model_precision, policy_file, value_file, zero_file, playouts,
+        time_manager, model_dir, model_precision, policy_file, value_file, zero_file,
+        book_files, no_book, playouts,
         visits, time_per_move, threads,
         resign_threshold, seed, name, log_file, verbose, quiet, warmup):
     """Play Go over GTP on stdin/stdout."""
@@ -187,7 +194,10 @@ def cli(size, komi, rules, search, rollout, lam, c_puct, n_thr, batch_size, poli
                           dynamic_score_scale=dynamic_score_scale,
                           gumbel=gumbel, gumbel_k=gumbel_k,
                           lag_margin=lag_margin, lag_unreported=lag_unreported,
-                          time_manager=time_manager.lower(), ponder=ponder)
+                          time_manager=time_manager.lower(), ponder=ponder,
+                          book_files=tuple(book_files), no_book=no_book)
+    if book_files and no_book:
+        raise click.UsageError("--book and --no-book exclude each other")
     if config.search == "auto":
         config = resolve_auto_search(config)
     problem = check_search(config) or check_gumbel(config)

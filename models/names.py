@@ -15,6 +15,10 @@ MODEL_FILES = {"policy": "policy.onnx", "value": "value.onnx", "zero": "zero.onn
 # (docs/algorithms.md §2.3), so value.onnx stays the value on every size.
 SIZED_MODEL_FILES = {"zero": {9: "zero-9x9.onnx"}}
 
+# opening books (engine.book, `engine-train book`) bundled for a board size: `--search auto` plays
+# them on that size at the komi and scoring they were made for
+BOOK_FILES = {9: "book-9x9.json"}
+
 # the RL policy (`engine-train rl`), bundled beside the SL one for `--search policy --policy
 # models/bundled/rl-policy.onnx`; no search loads it by default
 RL_POLICY_FILE = "rl-policy.onnx"
@@ -28,4 +32,4 @@ def int8_variant(path: str | Path) -> Path:
     return path.with_name(path.name.removesuffix(".onnx") + INT8_SUFFIX)
 
 
-__all__ = ["BUNDLED_DIR", "INT8_SUFFIX", "MODEL_FILES", "RL_POLICY_FILE", "SIZED_MODEL_FILES", "int8_variant"]
+__all__ = ["BOOK_FILES", "BUNDLED_DIR", "INT8_SUFFIX", "MODEL_FILES", "RL_POLICY_FILE", "SIZED_MODEL_FILES", "int8_variant"]

@@ -14,6 +14,7 @@
     engine-train eval --model runs/sl/policy.onnx --sgf heldout/
     engine-train export --checkpoint runs/sl/checkpoint.pt --out policy.onnx
     engine-train quantize --model policy.onnx --sgf kgs/ --out policy.int8.onnx   # int8 for the CPU
+    engine-train book --network models/bundled/zero-9x9.int8.onnx --out book-9x9.json   # opening book
     engine-train bundle --policy runs/sl --value runs/value --heldout heldout.tar.bz2
 """
 from __future__ import annotations
@@ -34,6 +35,7 @@ def cli():
 def register_commands():
     # Imported here, not at the top: the stages' commands need the `train` extra (torch), and
     # `main` turns its absence into a message instead of a traceback. One CLI module a stage.
+    from goengine.training.book.cli import book_command
     from goengine.training.bundle.cli import bundle_command
     from goengine.training.export.cli import (eval_command, export_command,
                                               flush_denormals_command, quantize_command)
@@ -47,7 +49,7 @@ def register_commands():
                     bundle_command, rl_command,
                     value_data_command, selfplay_command, rollout_command, zero_command,
                     zero_reference_command, zero_snapshot_command, zero_grow_command,
-                    quantize_command):
+                    quantize_command, book_command):
         cli.add_command(command)
 
 

@@ -155,7 +155,7 @@ def test_the_cycle_finder_sees_a_cycle():
 # stage's model files into int8 twins and held-out figures.
 SHARED_LAYERS = ("workers", "data", "nets", "export")
 # Each stage imports the shared layers and itself, never another stage.
-STAGES = ("sl", "value", "rollout", "rl", "zero")
+STAGES = ("sl", "value", "rollout", "rl", "zero", "book")
 # The release reads the stages' runs (training.bundle); training/cli.py registers every command.
 RELEASE = "bundle"
 

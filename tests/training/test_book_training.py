@@ -1,0 +1,69 @@
+"""engine-train book: searches the first positions of a 9x9 game with the bundled Zero network,
+most likely first, writes a book the engine reads, resumes without searching again, and answers
+bad input with usage errors."""
+from __future__ import annotations
+
+from goengine.engine.board import BLACK
+from goengine.engine.book import Book, canonical
+from goengine.engine.coords import parse_gtp
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
+from goengine.engine.search.result import MoveStat, SearchResult
+from goengine.models.names import BUNDLED_DIR
+from goengine.training.book.build import candidates
+
+ZERO9 = str(BUNDLED_DIR / "zero-9x9.int8.onnx")
+
+
+def book_args(out, *more):
+    return ("book", "--network", ZERO9, "--out", out, "--visits", 64, "--depth", 3,
+            "--branch", 2, "--min-share", 0.05, *more)
+
+
+def test_a_book_from_the_empty_board_then_resumed(engine_train, tmp_path):
+    out = tmp_path / "book.json"
+    first = engine_train(*book_args(out, "--positions", 3))
+    assert "3 positions (3 searched now)" in first.stdout
+    assert "ETA" in first.stdout                                  # progress, a line a position
+    book = Book.load(str(out))
+    empty = Game(9, Rules(komi=7.5))
+    key, _ = canonical(empty.board_colors(), BLACK)
+    root = book.positions[key]                                   # the empty board came first
+    assert root.visits >= 64 and root.candidates[0][0] == root.move
+    assert book.lookup(empty, BLACK) == root.move
+    # every other position is one of the root's candidates played
+    children = set()
+    for lc, _ in root.candidates:
+        g = empty.copy()
+        g.play(BLACK, lc)
+        children.add(canonical(g.board_colors(), g.to_play)[0])
+    assert set(book.positions) - {key} <= children
+
+    again = engine_train(*book_args(out, "--positions", 2, "--resume"))
+    assert "resuming" in again.stdout and "5 positions (2 searched now)" in again.stdout
+    assert set(book.positions) < set(Book.load(str(out)).positions)
+
+
+def test_candidates_merge_the_moves_that_are_one_position():
+    """On the empty board E4, F5, E6 and D5 lead to one position: one candidate with their
+    visits; the search's own move comes first all the same."""
+    stats = [MoveStat(parse_gtp(v, 9), n, 0.5, 0.1, 0.5)
+             for v, n in (("E5", 30), ("E4", 20), ("F5", 20), ("E6", 15), ("D5", 15), ("C3", 0))]
+    res = SearchResult(BLACK, stats, 100, 100, 0.0)
+    got = candidates(Game(9), res, min_share=0.1, branch=3)
+    assert got == [(parse_gtp("E5", 9), 0.3), (parse_gtp("E4", 9), 0.7)]
+    assert candidates(Game(9), res, min_share=0.8, branch=3) == [(parse_gtp("E5", 9), 0.3)]
+
+
+def test_bad_book_commands_are_usage_errors(engine_train, tmp_path):
+    out = tmp_path / "book.json"
+    engine_train(*book_args(out, "--positions", 1))
+    exists = engine_train(*book_args(out, "--positions", 1), ok=False)
+    assert exists.returncode == 2 and "--resume" in exists.stderr
+    other = engine_train(*book_args(out, "--positions", 1, "--resume", "--komi", 6.5), ok=False)
+    assert other.returncode == 2 and "komi 7.5" in other.stderr
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    broken = engine_train("book", "--network", bad, "--out", tmp_path / "b2.json", ok=False)
+    assert broken.returncode == 1 and "Traceback" not in broken.stderr
+    assert engine_train(*book_args(tmp_path / "b3.json", "--visits", 0), ok=False).returncode == 2

@@ -1,0 +1,1 @@
+"""The opening book stage: `engine-train book` (training.book.build)."""

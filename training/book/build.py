@@ -1,0 +1,128 @@
+"""Building an opening book (`engine-train book`): long Zero searches of the first positions of
+a game, the most likely first.
+
+From the empty board, each position is searched with `visits` visits (many times what a move of
+a 1 s/move game gets) and its most visited move goes into the book (engine.book). Its candidates,
+the moves the search spent at least `min_share` of its visits on (at most `branch` of them), are
+the positions to search next: the book serves both colours, so it follows the replies an
+opponent is likely to play as well as its own best. Positions are searched best-first by the
+product of the candidates' visit shares along the line (how likely a game between two such
+searches reaches them), to `depth` moves, until `positions` have been searched. Positions that
+are the same under a symmetry, or reached by another order of moves, are searched once.
+
+The book file is written atomically after every position and is the run's only state: a run
+with `resume` reads it, walks the lines it holds without searching them again, and goes on.
+"""
+from __future__ import annotations
+
+import heapq
+import os
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from goengine.engine import symmetry
+from goengine.engine.book import Book, canonical, map_move
+from goengine.engine.coords import format_gtp
+from goengine.engine.game import Game
+from goengine.engine.rules import Rules
+from goengine.engine.search.network import NetSearchConfig
+from goengine.engine.search.zero import ZeroSearch
+from goengine.models.onnx_evaluator import OnnxEvaluator
+
+
+@dataclass(frozen=True)
+class BookConfig:
+    network: str                    # the Zero network (ONNX) the searches run on
+    size: int = 9
+    komi: float = 7.5
+    scoring: str = "area"
+    visits: int = 20_000            # per position: ~10x a 1 s/move search of the 9x9 network here
+    depth: int = 10                 # moves from the empty board
+    positions: int = 300            # searched positions at most
+    min_share: float = 0.1          # candidates: moves with at least this share of the visits
+    branch: int = 3                 # ... and at most this many
+    threads: int = 2                # onnxruntime threads
+    seed: int = 0
+
+
+def made_by(cfg: BookConfig) -> dict:
+    """What the book records of how it was made."""
+    return {"network": os.path.basename(cfg.network), "search": "zero", "visits": cfg.visits,
+            "depth": cfg.depth, "min_share": cfg.min_share, "branch": cfg.branch}
+
+
+def candidates(game: Game, result, min_share: float, branch: int) -> list[tuple[int, float]]:
+    """(Loc, share of the root's visits) of the moves worth following: the search's own move
+    first (the book's line for the side to move), then the most visited others with at least
+    `min_share`, `branch` in all. Moves that lead to the same position under a symmetry (E4 and
+    F5 on the empty board) are one candidate with their visits summed: the search splits its
+    visits among them, which would make each look unlikely."""
+    total = max(sum(m.visits for m in result.moves), 1)
+    merged: dict[str, list] = {}        # child position -> [first (most visited) move, visits]
+    for m in result.moves:
+        if m.visits == 0:
+            break
+        child = game.copy()
+        child.play(game.to_play, m.move)
+        key = canonical(child.board_colors(), child.to_play)[0] if m.move >= 0 else "pass"
+        merged.setdefault(key, [m.move, 0])[1] += m.visits
+    best, *others = merged.values()     # insertion order: the search's move first
+    others = [mv for mv in sorted(others, key=lambda mv: -mv[1]) if mv[1] / total >= min_share]
+    return [(lc, n / total) for lc, n in [best] + others[:branch - 1]]
+
+
+class BookBuilder:
+    def __init__(self, cfg: BookConfig, book: Book):
+        self.cfg = cfg
+        self.book = book
+        ev = OnnxEvaluator(cfg.network, threads=cfg.threads, kind="zero", seed=cfg.seed)
+        self.search = ZeroSearch(NetSearchConfig(mode="zero"), net=ev, seed=cfg.seed)
+        self.rules = Rules(komi=cfg.komi, scoring=cfg.scoring)
+
+    def _game(self, moves: tuple[int, ...]) -> Game:
+        g = Game(self.cfg.size, self.rules)
+        for lc in moves:
+            g.play(g.to_play, lc)
+        return g
+
+    def run(self, out: str, report: Callable[[str], None] = print) -> int:
+        """Search until `positions` new positions are in the book (or every line to `depth` is);
+        returns how many were searched."""
+        cfg = self.cfg
+        heap = [(-1.0, 0, ())]          # (-reach, order, moves from the empty board)
+        done: set[str] = set()
+        order, searched, t0 = 1, 0, time.monotonic()
+        while heap and searched < cfg.positions:
+            reach, _, moves = heapq.heappop(heap)
+            g = self._game(moves)
+            key, k = canonical(g.board_colors(), g.to_play)
+            if key in done:
+                continue
+            done.add(key)
+            entry = self.book.positions.get(key)
+            if entry is None:
+                result = self.search.search(g, g.to_play, playouts=cfg.visits)
+                cands = candidates(g, result, cfg.min_share, cfg.branch)
+                best = result.moves[0]
+                self.book.add(g, g.to_play, best.move, result.root_visits, best.winrate, cands)
+                self.book.save(out)
+                searched += 1
+                rate = searched / (time.monotonic() - t0)
+                report(f"[{searched}/{cfg.positions}] move {len(moves) + 1}, reach {-reach:.3f}: "
+                       f"{_line(moves, cfg.size)} -> {format_gtp(best.move, cfg.size)} "
+                       f"({best.winrate:.1%}; {len(self.book)} positions, {rate:.2f}/s, "
+                       f"ETA {(cfg.positions - searched) / rate / 60:.0f} min)")
+            else:       # searched by an earlier run (resume) or reached by another order
+                inverse = symmetry.INVERSE[k]
+                cands = [(map_move(m, cfg.size, inverse), s) for m, s in entry.candidates]
+            if len(moves) < cfg.depth:
+                for lc, share in cands:
+                    if lc >= 0:
+                        heapq.heappush(heap, (reach * share, order, moves + (lc,)))
+                        order += 1
+        return searched
+
+
+def _line(moves, n: int) -> str:
+    return " ".join(format_gtp(lc, n) for lc in moves) or "(empty board)"
