@@ -36,6 +36,7 @@ import numpy as np
 from goengine.engine import symmetry
 from goengine.engine.board import BLACK, EMPTY, WHITE
 from goengine.engine.coords import CoordError, format_gtp, loc, loc_to_rc, parse_gtp
+from goengine.engine.search.result import MoveStat, SearchResult
 
 FORMAT = "goengine-book"
 VERSION = 1
@@ -110,6 +111,20 @@ class Book:
         entry, k = hit
         move = map_move(entry.move, self.size, symmetry.INVERSE[k])
         return move if game.is_legal(color, move) else None
+
+    def result(self, game, color: int) -> SearchResult | None:
+        """The book's answer as a search would report it, for analysis lines and the chat: its
+        move, with its share of the visits of the search that chose it and that search's win
+        rate (the other candidates' win rates are not kept, so they are not shown); None where
+        `lookup` has no move."""
+        move = self.lookup(game, color)
+        if move is None:
+            return None
+        entry, _ = self.entry(game, color)
+        share = entry.candidates[0][1] if entry.candidates else 1.0
+        visits = max(1, int(round(share * entry.visits)))
+        stat = MoveStat(move, visits, entry.winrate, share, entry.winrate, pv=[move])
+        return SearchResult(color, [stat], entry.visits, 0, 0.0)
 
     def add(self, game, color: int, move: int, visits: int, winrate: float,
             candidates: list[tuple[int, float]]) -> str:

@@ -191,23 +191,26 @@ class Player:
         self.last_result = None
         if not game.legal_moves(color):
             return PASS
-        move = None if cleanup else self.book_move(game, color)
-        if move is not None:
-            self.last_stop = "book"
-            return move
+        book = None if cleanup else self.book_result(game, color)
+        if book is not None:        # answered at once, reported as the search that chose it
+            self.last_result, self.last_stop = book, "book"
+            if report is not None:
+                report(book)
+            return book.moves[0].move
         res = self._run(game, color, clock, stop, report, report_interval)
         if self._should_resign(game, color, res):
             return RESIGN
         return self._choose(game, color, res, cleanup)
 
-    def book_move(self, game, color) -> int | None:
-        """The opening book's move for `color` (a Loc), None where no book has the position."""
+    def book_result(self, game, color) -> SearchResult | None:
+        """The opening book's answer for `color` (engine.book.Book.result), None where no book
+        has the position."""
         if not self.config.use_book:
             return None
         for book in self.books:
-            move = book.lookup(game, color)
-            if move is not None:
-                return move
+            res = book.result(game, color)
+            if res is not None:
+                return res
         return None
 
     def cleanup_genmove(self, game, color, clock: Clock | None = None, stop=None) -> int:

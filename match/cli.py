@@ -16,7 +16,8 @@ import click
 
 from goengine.engine.timecontrol import Clock
 from goengine.match.runner import EngineSpec, Match, MatchConfig, MatchError, default_referee
-from goengine.match.summary import GameResult, summarize
+from goengine.match.sprt import Sprt
+from goengine.match.summary import GameResult
 
 
 def _split_command(value: str, what: str) -> list[str]:
@@ -44,6 +45,18 @@ def _handicap(ctx, param, value):
     if value == 1:
         raise click.BadParameter("0 or 2..9 stones (one stone is no fixed handicap)")
     return value
+
+
+def _sprt(ctx, param, value) -> Sprt | None:
+    """--sprt ELO0,ELO1 as a Sprt (alpha = beta = 0.05)."""
+    if value is None:
+        return None
+    try:
+        elo0, elo1 = (float(x) for x in value.split(","))
+        return Sprt(elo0, elo1)
+    except ValueError as e:
+        raise click.BadParameter(f"{value!r}: expected ELO0,ELO1 with ELO0 < ELO1, e.g. 0,35 "
+                                 f"({e})") from None
 
 
 def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> tuple[Clock | None, bool]:
@@ -140,11 +153,15 @@ def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
               help="Seed the coin flip for who takes black in game 1 (default: A does).")
 @click.option("--overwrite", is_flag=True,
               help="Reuse an SGF dir that holds games of an earlier match (its files are replaced).")
+@click.option("--sprt", default=None, callback=_sprt, metavar="ELO0,ELO1",
+              help="Stop once a sequential probability ratio test (alpha = beta = 0.05, as the "
+                   "Zero loop's gating) decides whether A is ELO1 stronger than B (H1) or only "
+                   "ELO0 (H0), e.g. 0,35; --games is then the most played.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines, only the summary.")
 def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_per_move,
          main_time, byoyomi, byoyomi_stones, time_forfeit, lag, move_timeout, command_timeout,
          startup_timeout, max_moves, sgf_dir, jsonl_path, csv_path, referee, stderr_dir, seed,
-         overwrite, quiet):
+         overwrite, sprt, quiet):
     """Play a match between two GTP engines A and B, refereed by goengine's rules core."""
     argv_a = _split_command(cmd_a, "'--a'")
     argv_b = _split_command(cmd_b, "'--b'")
@@ -170,20 +187,23 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
             time_control=clock, enforce_time=enforce, lag=lag, move_timeout=move_timeout,
             command_timeout=command_timeout, startup_timeout=startup_timeout,
             max_moves=max_moves, sgf_dir=sgf_dir, results_jsonl=jsonl_path,
-            results_csv=csv_path, referee=referee_argv, stderr_dir=stderr_dir, seed=seed)
+            results_csv=csv_path, referee=referee_argv, stderr_dir=stderr_dir, seed=seed,
+            sprt=sprt)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
 
     def progress(res: GameResult, match: Match) -> None:
         if quiet:
             return
-        s = summarize(match.results, {k: p.name for k, p in match.players.items()})
+        s = match.summary()
         how = res.end
         if res.end == "score":
             how = f"score, dead stones {res.scoring}"
         elif res.end == "forfeit":
             how = f"forfeit by {res.forfeit_by}: {res.forfeit_reason}"
         tally = f"A {s.wins['A']} - B {s.wins['B']}" + (f" - draws {s.draws}" if s.draws else "")
+        if sprt is not None:
+            tally += f" | LLR {sprt.decide(s.wins['A'], s.draws, s.wins['B'])[1]:.2f}"
         won = f"{res.winner} wins" if res.winner else ("draw" if res.result == "0" else "no result")
         click.echo(f"game {res.index}/{games}: {res.black} ({res.black_name}) black vs "
                    f"{res.white} ({res.white_name}) white: {res.result}, {won} ({how}), "
@@ -208,7 +228,7 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
     except KeyboardInterrupt:
         interrupted = True
         click.echo("interrupted; summary of the finished games:", err=True)
-        summary = summarize(match.results, {k: p.name for k, p in match.players.items()})
+        summary = match.summary()
     click.echo(summary.format())
     if sgf_dir:
         with open(os.path.join(sgf_dir, "summary.json"), "w", encoding="utf-8") as f:

@@ -40,6 +40,7 @@ from goengine.engine.rules import named_rules
 from goengine.engine.timecontrol import Clock
 from goengine.gtp.client import GtpClient, GtpClientError, GtpCrash, GtpError, GtpTimeout
 from goengine.gtp.timekeeping import time_left_args, time_settings_args
+from goengine.match.sprt import Sprt
 from goengine.match.summary import GameResult, MatchSummary, summarize
 from goengine.sgf_tools import GameRecord, sgf_rules, write_sgf
 
@@ -88,6 +89,7 @@ class MatchConfig:
     stderr_dir: str | None = None              # engines' stderr appended to files here
     seed: int | None = None                    # seeds the colour of game 1 (coin flip)
     a_black_first: bool = True                 # without a seed: A takes black in game 1
+    sprt: Sprt | None = None                   # stop once the SPRT decides (at most `games`)
 
     def __post_init__(self):
         if self.games < 1:
@@ -214,6 +216,9 @@ class Match:
                 self._write_result(res)
                 if self.progress:
                     self.progress(res, self)
+                if self.sprt_decision() != "continue":
+                    self.log(f"stopped after game {i}: {self.summary().sprt}")
+                    break
         finally:
             self.close()
         return self.summary()
@@ -552,4 +557,12 @@ class Match:
                 w.writerow(d)
 
     def summary(self) -> MatchSummary:
-        return summarize(self.results, {k: p.name for k, p in self.players.items()})
+        return summarize(self.results, {k: p.name for k, p in self.players.items()},
+                         self.cfg.sprt)
+
+    def sprt_decision(self) -> str:
+        """"H1", "H0" or "continue" (also without --sprt) after the games so far."""
+        if self.cfg.sprt is None:
+            return "continue"
+        s = self.summary()
+        return self.cfg.sprt.decide(s.wins["A"], s.draws, s.wins["B"])[0]

@@ -6,6 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
+from goengine.match.sprt import Sprt
 from goengine.match.stats import elo_difference, wilson_interval
 
 
@@ -61,6 +62,7 @@ class MatchSummary:
     longest_move: dict[str, float]
     closest_call: dict[str, tuple[float, float] | None]
     results: list[GameResult]
+    sprt: str | None = None                   # engine-match --sprt: the test's line (Sprt.describe)
 
     def as_dict(self) -> dict:
         d = dataclasses.asdict(self)
@@ -90,6 +92,8 @@ class MatchSummary:
         elo = elo_difference(self.winrate_a)
         elo_s = f", Elo {round(elo) + 0:+d}" if elo is not None else ""
         lines.append(f"  A win rate {self.winrate_a:.3f}  95% Wilson [{lo:.3f}, {hi:.3f}]{elo_s}")
+        if self.sprt:
+            lines.append(f"  {self.sprt}")
         for lab in ("A", "B"):
             t = self.avg_move_time[lab]
             lines.append(f"  {lab} average time per move: "
@@ -99,7 +103,8 @@ class MatchSummary:
         return "\n".join(lines)
 
 
-def summarize(results: Sequence[GameResult], names: dict[str, str]) -> MatchSummary:
+def summarize(results: Sequence[GameResult], names: dict[str, str],
+              sprt: Sprt | None = None) -> MatchSummary:
     wins = {"A": 0, "B": 0}
     draws = no_result = 0
     by_color = {lab: {"black_wins": 0, "black_games": 0, "white_wins": 0, "white_games": 0}
@@ -146,7 +151,8 @@ def summarize(results: Sequence[GameResult], names: dict[str, str]) -> MatchSumm
                       "B": max((r.longest_b for r in results), default=0.0)},
         closest_call={"A": _least_slack(r.closest_a for r in results),
                       "B": _least_slack(r.closest_b for r in results)},
-        results=list(results))
+        results=list(results),
+        sprt=sprt.describe(wins["A"], draws, wins["B"]) if sprt is not None else None)
 
 
 def _least_slack(calls) -> tuple[float, float] | None:

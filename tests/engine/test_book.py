@@ -58,6 +58,20 @@ def test_a_move_recorded_in_one_orientation_is_found_in_another(k):
     assert book.lookup(rotated, BLACK if rotated.to_play == WHITE else WHITE) is None
 
 
+def test_the_book_answers_as_a_search_reports():
+    book = Book(N, 7.5)
+    g = played(["C4"])                  # on no axis of symmetry: one answer per orientation
+    book.add(g, WHITE, parse_gtp("G7", N), 1000, 0.45,
+             [(parse_gtp("G7", N), 0.6), (parse_gtp("C7", N), 0.2)])
+    rotated = played(transformed(["C4"], 1))
+    res = book.result(rotated, WHITE)
+    best = res.best
+    assert best.move == book.lookup(rotated, WHITE) == map_move(parse_gtp("G7", N), N, 1)
+    assert (best.visits, best.winrate, best.prior, best.pv) == (600, 0.45, 0.6, [best.move])
+    assert len(res.moves) == 1 and res.root_visits == 1000 and res.simulations == 0
+    assert book.result(played(["C4"]), BLACK) is None
+
+
 def test_only_the_game_it_was_made_for():
     book = Book(N, 7.5)
     g = played([])

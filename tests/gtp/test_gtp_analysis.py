@@ -16,7 +16,8 @@ GTP2OGS_KATAGO = re.compile(r"(?:CHAT|MALKOVICH):Visits (\d*) Winrate (\d+\.\d\d
 
 @pytest.fixture(scope="module")
 def eng(gtp_engine):
-    with gtp_engine("--size", "9", "--time-per-move", "1") as e:
+    # without the opening book: its moves are answered without a search to stream
+    with gtp_engine("--size", "9", "--time-per-move", "1", "--no-book") as e:
         e.ok("boardsize 9", timeout=120)
         e.wait_loaded()
         yield e
@@ -140,7 +141,8 @@ def test_genmove_analyze_ends_with_play_and_plays_it(eng, sabaki_parse):
 
 
 def test_gogui_interrupt_stops_genmove(gtp_engine):
-    with gtp_engine("--size", "9", "--time-per-move", "60") as e:
+    # no opening book: its move on the empty board would be answered before the interrupt
+    with gtp_engine("--size", "9", "--time-per-move", "60", "--no-book") as e:
         e.ok("boardsize 9", timeout=120)
         e.wait_loaded()
         assert e.ok("known_command gogui-interrupt") == "true"

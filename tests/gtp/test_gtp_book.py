@@ -46,6 +46,21 @@ def test_the_book_move_is_played_in_every_orientation(gtp_engine, tmp_path):
         assert e.ok("genmove b", timeout=60) != "A1"
 
 
+def test_genmove_analyze_reports_the_book_move(gtp_engine, tmp_path, sabaki_parse):
+    """Sabaki's genmove_analyze gets one analysis line for a book move: the move, the visits
+    and win rate of the search that chose it."""
+    path = write_book(tmp_path / "book.json")
+    with gtp_engine("--zero", ZERO9, "--size", "9", "--playouts", "16", "--book", path) as e:
+        e.ok("boardsize 9", timeout=120)
+        e.wait_loaded()
+        e.send("3 kata-genmove_analyze B 10\n")
+        assert e.line() == "=3\n"
+        info = e.line(timeout=10).rstrip("\n")
+        parsed = sabaki_parse(info, True)
+        assert [(p["vertex"], p["visits"], p["pv"]) for p in parsed] == [("A1", 1, ["A1"])]
+        assert e.line(timeout=10) == "play A1\n"
+
+
 def test_no_book_move_at_another_komi(gtp_engine, tmp_path):
     path = write_book(tmp_path / "book.json", komi=5.5)
     with gtp_engine("--zero", ZERO9, "--size", "9", "--playouts", "16", "--book", path) as e:

@@ -94,7 +94,8 @@ def test_kata_list_time_settings(eng):
 
 
 def test_genmove_respects_the_clock(gtp_engine):
-    with gtp_engine("--size", "9") as e:          # no --time-per-move: the clock decides
+    # no --time-per-move: the clock decides; no opening book, whose move needs no clock
+    with gtp_engine("--size", "9", "--no-book") as e:
         e.ok("boardsize 9", timeout=120)
         e.wait_loaded()
         e.ok("kgs-time_settings byoyomi 0 3 1")

@@ -5,6 +5,7 @@ Each bad input must get `? message`, keep the engine alive and leave the positio
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -47,7 +48,8 @@ def test_startup_answers_within_a_second_while_numba_compiles(tmp_path, gtp_engi
 
 
 def test_quit_is_prompt_during_genmove_and_analysis(gtp_engine):
-    with gtp_engine("--size", "9", "--time-per-move", "30") as e:
+    # no opening book: its move on the empty board would be answered before the quit
+    with gtp_engine("--size", "9", "--time-per-move", "30", "--no-book") as e:
         e.ok("boardsize 9", timeout=120)
         e.wait_loaded()
         e.send("1 genmove b\n")
@@ -305,8 +307,8 @@ def test_log_file_records_commands_and_responses(tmp_path, gtp_engine):
 
 
 def test_sigint_interrupts_a_running_genmove(gtp_engine):
-    import signal
-    with gtp_engine("--size", "9", "--time-per-move", "60") as e:
+    # no opening book: its move on the empty board would be answered before the signal
+    with gtp_engine("--size", "9", "--time-per-move", "60", "--no-book") as e:
         e.ok("boardsize 9", timeout=120)
         e.wait_loaded()
         e.send("genmove b\n")

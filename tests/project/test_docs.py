@@ -16,7 +16,7 @@ import pytest
 ROOT_PATH = Path(__file__).resolve().parents[2]
 SOURCE_DIRS = ("engine", "gtp", "match", "models", "sgf_tools", "training", "tests", "benchmarks",
                "experiments")
-NUMBERED_DOCS = ("docs/algorithms.md", "docs/gtp.md")
+NUMBERED_DOCS = ("docs/algorithms.md", "docs/gtp.md", "docs/training.md")
 
 DOC_PATH = re.compile(r"(?<![\w/.])docs/[\w./-]+\.md")
 # a record or curve behind a figure; `*` stands for any part of a name (a family of records)

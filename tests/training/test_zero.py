@@ -37,7 +37,6 @@ from goengine.training.nets import networks as nets  # noqa: E402
 from goengine.training.workers.selfplay import SelfPlayWorker  # noqa: E402
 from goengine.models.names import SIZED_MODEL_FILES  # noqa: E402
 from goengine.training.bundle.cli import bundle_command  # noqa: E402
-from goengine.training.zero.sprt import gate_decision  # noqa: E402
 from goengine.training.zero.cli import (zero_command, zero_reference_command,  # noqa: E402
                                         zero_snapshot_command)
 from goengine.training.zero.loop import ZeroConfig, ZeroRun  # noqa: E402
@@ -265,17 +264,6 @@ def test_resignation_threshold_bounds_the_false_resignations(tmp_path):
 
 
 # ---- SPRT -------------------------------------------------------------------------------------
-
-def test_sprt_decisions():
-    assert gate_decision(70, 0, 30)[0] == "pass"
-    assert gate_decision(30, 0, 70)[0] == "fail"
-    assert gate_decision(52, 0, 48)[0] == "continue"
-    assert gate_decision(30, 0, 0)[0] == "continue"               # under --gate-min
-    assert gate_decision(40, 0, 0, min_games=20)[0] == "pass"
-    assert gate_decision(220, 0, 180)[0] == "pass"                # at --gate-max: 55%
-    assert gate_decision(219, 0, 181)[0] == "fail"
-    assert gate_decision(50, 100, 50)[1] == pytest.approx(gate_decision(100, 0, 100)[1])
-
 
 def test_selfplay_values_move_from_the_networks_komi_to_the_games():
     """Self-play reads the network's value at the komi the network learned at (its file's

@@ -68,7 +68,7 @@ from goengine.training.zero.selfplay import ZeroGamesJob, default_play_on
 from goengine.training.zero.shards import (ZeroShards, black_share, calibrated_threshold,
                                            load_generation, load_window, resignation_stats,
                                            window_komi)
-from goengine.training.zero.sprt import gate_decision
+from goengine.match.sprt import gate_decision
 from goengine.training.zero.train import (STATS, HeadWeights, measure, part_means,
                                           run_steps, save_trainer)
 
