@@ -55,6 +55,22 @@ def test_candidates_merge_the_moves_that_are_one_position():
     assert candidates(Game(9), res, min_share=0.8, branch=3) == [(parse_gtp("E5", 9), 0.3)]
 
 
+def test_the_first_moves_can_follow_the_policy_widely(engine_train, tmp_path):
+    """--wide-depth 1: from the empty board every first move with 2% of the policy (a symmetric
+    family counted once) is searched next, each as likely as another, before any deeper line;
+    the search alone (64 visits) follows fewer."""
+    def first_moves(out, *wide):
+        engine_train(*book_args(out, "--positions", 4, *wide))
+        book = Book.load(str(out))
+        return sum(1 for key in book.positions if key[:81].count(".") == 80)
+    narrow = first_moves(tmp_path / "narrow.json")
+    wide = first_moves(tmp_path / "wide.json", "--wide-depth", 1, "--wide-share", 0.02,
+                       "--wide-branch", 8)
+    assert wide == 3 and narrow < wide
+    made = Book.load(str(tmp_path / "wide.json")).made_by
+    assert (made["wide_depth"], made["wide_share"], made["wide_branch"]) == (1, 0.02, 8)
+
+
 def test_bad_book_commands_are_usage_errors(engine_train, tmp_path):
     out = tmp_path / "book.json"
     engine_train(*book_args(out, "--positions", 1))

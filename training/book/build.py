@@ -10,6 +10,11 @@ product of the candidates' visit shares along the line (how likely a game betwee
 searches reaches them), to `depth` moves, until `positions` have been searched. Positions that
 are the same under a symmetry, or reached by another order of moves, are searched once.
 
+Another program's first moves are often ones the search spends few visits on (Pachi opens E7,
+F6 or F7 on 9x9 about as often as E5), so the first `wide_depth` moves of the book can follow
+every move the network's policy gives `wide_share` (`wide_branch` at most), each as likely as
+another.
+
 The book file is written atomically after every position and is the run's only state: a run
 with `resume` reads it, walks the lines it holds without searching them again, and goes on.
 """
@@ -42,6 +47,9 @@ class BookConfig:
     positions: int = 300            # searched positions at most
     min_share: float = 0.1          # candidates: moves with at least this share of the visits
     branch: int = 3                 # ... and at most this many
+    wide_depth: int = 0             # the first moves: follow more of them, each equally likely:
+    wide_share: float = 0.01        # the moves with at least this share of the policy
+    wide_branch: int = 8            # ... at most this many
     threads: int = 2                # onnxruntime threads
     seed: int = 0
 
@@ -49,24 +57,30 @@ class BookConfig:
 def made_by(cfg: BookConfig) -> dict:
     """What the book records of how it was made."""
     return {"network": os.path.basename(cfg.network), "search": "zero", "visits": cfg.visits,
-            "depth": cfg.depth, "min_share": cfg.min_share, "branch": cfg.branch}
+            "depth": cfg.depth, "min_share": cfg.min_share, "branch": cfg.branch,
+            **({"wide_depth": cfg.wide_depth, "wide_share": cfg.wide_share,
+                "wide_branch": cfg.wide_branch} if cfg.wide_depth else {})}
 
 
-def candidates(game: Game, result, min_share: float, branch: int) -> list[tuple[int, float]]:
-    """(Loc, share of the root's visits) of the moves worth following: the search's own move
-    first (the book's line for the side to move), then the most visited others with at least
-    `min_share`, `branch` in all. Moves that lead to the same position under a symmetry (E4 and
-    F5 on the empty board) are one candidate with their visits summed: the search splits its
-    visits among them, which would make each look unlikely."""
-    total = max(sum(m.visits for m in result.moves), 1)
-    merged: dict[str, list] = {}        # child position -> [first (most visited) move, visits]
-    for m in result.moves:
-        if m.visits == 0:
+def candidates(game: Game, result, min_share: float, branch: int,
+               by_prior: bool = False) -> list[tuple[int, float]]:
+    """(Loc, share) of the moves worth following: the search's own move first (the book's line
+    for the side to move), then the others with the largest shares of at least `min_share`,
+    `branch` in all. A share is of the root's visits, or with `by_prior` of the network's policy
+    (the moves a program might play though the search spends little on them). Moves that lead
+    to the same position under a symmetry (E4 and F5 on the empty board) are one candidate with
+    their shares summed: the search splits its visits among them, which would make each look
+    unlikely."""
+    weights = [m.prior if by_prior else m.visits for m in result.moves]
+    total = max(sum(weights), 1e-12)
+    merged: dict[str, list] = {}        # child position -> [first move, summed weight]
+    for m, w in zip(result.moves, weights):
+        if m.visits == 0 and not by_prior:
             break
         child = game.copy()
         child.play(game.to_play, m.move)
         key = canonical(child.board_colors(), child.to_play)[0] if m.move >= 0 else "pass"
-        merged.setdefault(key, [m.move, 0])[1] += m.visits
+        merged.setdefault(key, [m.move, 0.0])[1] += w
     best, *others = merged.values()     # insertion order: the search's move first
     others = [mv for mv in sorted(others, key=lambda mv: -mv[1]) if mv[1] / total >= min_share]
     return [(lc, n / total) for lc, n in [best] + others[:branch - 1]]
@@ -103,7 +117,9 @@ class BookBuilder:
             entry = self.book.positions.get(key)
             if entry is None:
                 result = self.search.search(g, g.to_play, playouts=cfg.visits)
-                cands = candidates(g, result, cfg.min_share, cfg.branch)
+                wide = len(moves) < cfg.wide_depth
+                cands = candidates(g, result, cfg.wide_share if wide else cfg.min_share,
+                                   cfg.wide_branch if wide else cfg.branch, by_prior=wide)
                 best = result.moves[0]
                 self.book.add(g, g.to_play, best.move, result.root_visits, best.winrate, cands)
                 self.book.save(out)
@@ -118,8 +134,9 @@ class BookBuilder:
                 cands = [(map_move(m, cfg.size, inverse), s) for m, s in entry.candidates]
             if len(moves) < cfg.depth:
                 for lc, share in cands:
-                    if lc >= 0:
-                        heapq.heappush(heap, (reach * share, order, moves + (lc,)))
+                    if lc >= 0:     # near the root each followed move is as likely as another
+                        weight = 1 / len(cands) if len(moves) < cfg.wide_depth else share
+                        heapq.heappush(heap, (reach * weight, order, moves + (lc,)))
                         order += 1
         return searched
 

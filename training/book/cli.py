@@ -32,14 +32,21 @@ D = BookConfig(network="")
               help="follow the moves with at least this share of a search's visits")
 @click.option("--branch", default=D.branch, show_default=True, type=click.IntRange(1),
               help="... at most this many of them")
+@click.option("--wide-depth", default=D.wide_depth, show_default=True, type=click.IntRange(0),
+              help="the first moves of the book follow every move the network's policy gives "
+                   "--wide-share, each as likely as another (another program's openings)")
+@click.option("--wide-share", default=D.wide_share, show_default=True,
+              type=click.FloatRange(0, 1, min_open=True))
+@click.option("--wide-branch", default=D.wide_branch, show_default=True, type=click.IntRange(1))
 @click.option("--threads", default=D.threads, show_default=True, type=click.IntRange(1))
 @click.option("--seed", default=D.seed, show_default=True, type=click.IntRange(0))
 @click.option("--resume", is_flag=True, help="go on with the book in --out")
 def book_command(network, out, size, komi, scoring, visits, depth, positions, min_share, branch,
-                 threads, seed, resume):
+                 wide_depth, wide_share, wide_branch, threads, seed, resume):
     """Build an opening book: the first positions of a game searched long, best-first."""
     cfg = BookConfig(network=network, size=size, komi=komi, scoring=scoring, visits=visits,
                      depth=depth, positions=positions, min_share=min_share, branch=branch,
+                     wide_depth=wide_depth, wide_share=wide_share, wide_branch=wide_branch,
                      threads=threads, seed=seed)
     if os.path.exists(out) and not resume:
         raise click.UsageError(f"{out} exists: --resume to go on with it, or another --out")
