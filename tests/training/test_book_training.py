@@ -55,6 +55,18 @@ def test_candidates_merge_the_moves_that_are_one_position():
     assert candidates(Game(9), res, min_share=0.8, branch=3) == [(parse_gtp("E5", 9), 0.3)]
 
 
+def test_by_the_policy_a_family_counts_by_its_best_move():
+    """E7 (prior 5%) is followed before the eight first-line points B9, H9, ... (1% each, 8% in
+    all): an opponent plays one move, not a family."""
+    ones = ("B9", "H9", "A8", "J8", "A2", "J2", "B1", "H1")
+    stats = [MoveStat(parse_gtp("E5", 9), 10, 0.5, 0.5, 0.5), MoveStat(parse_gtp("E7", 9), 0, 0.5,
+             0.05, 0.5)] + [MoveStat(parse_gtp(v, 9), 0, 0.5, 0.01, 0.5) for v in ones]
+    res = SearchResult(BLACK, stats, 10, 10, 0.0)
+    got = candidates(Game(9), res, min_share=0.001, branch=2, by_prior=True)
+    assert [lc for lc, _ in got] == [parse_gtp("E5", 9), parse_gtp("E7", 9)]
+    assert candidates(Game(9), res, min_share=0.001, branch=2) == [(parse_gtp("E5", 9), 1.0)]
+
+
 def test_the_first_moves_can_follow_the_policy_widely(engine_train, tmp_path):
     """--wide-depth 1: from the empty board every first move with 2% of the policy (a symmetric
     family counted once) is searched next, each as likely as another, before any deeper line;

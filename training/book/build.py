@@ -12,8 +12,8 @@ are the same under a symmetry, or reached by another order of moves, are searche
 
 Another program's first moves are often ones the search spends few visits on (Pachi opens E7,
 F6 or F7 on 9x9 about as often as E5), so the first `wide_depth` moves of the book can follow
-every move the network's policy gives `wide_share` (`wide_branch` at most), each as likely as
-another.
+every move the network's policy gives `wide_share` (`wide_branch` at most; one per symmetric
+family), each as likely as another.
 
 The book file is written atomically after every position and is the run's only state: a run
 with `resume` reads it, walks the lines it holds without searching them again, and goes on.
@@ -66,21 +66,24 @@ def candidates(game: Game, result, min_share: float, branch: int,
                by_prior: bool = False) -> list[tuple[int, float]]:
     """(Loc, share) of the moves worth following: the search's own move first (the book's line
     for the side to move), then the others with the largest shares of at least `min_share`,
-    `branch` in all. A share is of the root's visits, or with `by_prior` of the network's policy
-    (the moves a program might play though the search spends little on them). Moves that lead
-    to the same position under a symmetry (E4 and F5 on the empty board) are one candidate with
-    their shares summed: the search splits its visits among them, which would make each look
-    unlikely."""
-    weights = [m.prior if by_prior else m.visits for m in result.moves]
-    total = max(sum(weights), 1e-12)
-    merged: dict[str, list] = {}        # child position -> [first move, summed weight]
-    for m, w in zip(result.moves, weights):
+    `branch` in all. Moves that lead to the same position under a symmetry (E4 and F5 on the
+    empty board) are one candidate: the search splits its visits among them, so their visits
+    are summed. With `by_prior` the shares are the network's policy, and a candidate counts by
+    its largest single move's (the moves a program might play though the search spends little
+    on them; summed, the many first-line points of an empty board would outweigh E7)."""
+    total = max(sum(m.prior if by_prior else m.visits for m in result.moves), 1e-12)
+    merged: dict[str, list] = {}        # child position -> [first move, weight]
+    for m in result.moves:
         if m.visits == 0 and not by_prior:
             break
         child = game.copy()
         child.play(game.to_play, m.move)
         key = canonical(child.board_colors(), child.to_play)[0] if m.move >= 0 else "pass"
-        merged.setdefault(key, [m.move, 0.0])[1] += w
+        entry = merged.setdefault(key, [m.move, 0.0])
+        if by_prior:
+            entry[1] = max(entry[1], m.prior)
+        else:
+            entry[1] += m.visits
     best, *others = merged.values()     # insertion order: the search's move first
     others = [mv for mv in sorted(others, key=lambda mv: -mv[1]) if mv[1] / total >= min_share]
     return [(lc, n / total) for lc, n in [best] + others[:branch - 1]]
