@@ -71,10 +71,10 @@ def map_move(lc: int, n: int, k: int) -> int:
     """The point `lc` of a board after symmetry k of the board (a pass stays a pass)."""
     if lc < 0:
         return lc
-    onehot = np.zeros((n, n), dtype=np.int8)
-    onehot[loc_to_rc(lc, n)] = 1
-    r, c = np.unravel_index(int(np.argmax(symmetry.apply(onehot, k))), (n, n))
-    return loc(int(r), int(c), n)
+    r, c = loc_to_rc(lc, n)
+    # permutations(n)[k] gathers the transformed board from the original: find where it takes r, c
+    moved = int(np.flatnonzero(symmetry.permutations(n)[k] == r * n + c)[0])
+    return loc(moved // n, moved % n, n)
 
 
 @dataclass
@@ -105,22 +105,27 @@ class Book:
     def lookup(self, game, color: int) -> int | None:
         """The book's move for `color` in `game` (a Loc on the game's board), or None: not in
         the book, made for another game, or not legal here (a ko the key does not see)."""
-        hit = self.entry(game, color)
-        if hit is None:
+        hit = self._hit(game, color)
+        return None if hit is None else hit[0]
+
+    def _hit(self, game, color: int) -> tuple[int, BookEntry] | None:
+        """(the book's move on the game's board, its entry), as `lookup` says."""
+        found = self.entry(game, color)
+        if found is None:
             return None
-        entry, k = hit
+        entry, k = found
         move = map_move(entry.move, self.size, symmetry.INVERSE[k])
-        return move if game.is_legal(color, move) else None
+        return (move, entry) if game.is_legal(color, move) else None
 
     def result(self, game, color: int) -> SearchResult | None:
         """The book's answer as a search would report it, for analysis lines and the chat: its
         move, with its share of the visits of the search that chose it and that search's win
         rate (the other candidates' win rates are not kept, so they are not shown); None where
         `lookup` has no move."""
-        move = self.lookup(game, color)
-        if move is None:
+        hit = self._hit(game, color)
+        if hit is None:
             return None
-        entry, _ = self.entry(game, color)
+        move, entry = hit
         share = entry.candidates[0][1] if entry.candidates else 1.0
         visits = max(1, int(round(share * entry.visits)))
         stat = MoveStat(move, visits, entry.winrate, share, entry.winrate, pv=[move])
@@ -206,6 +211,7 @@ def _entry(key, e, n: int, where: str) -> BookEntry:
         raise BookError(f"{where}: no \"move\"") from None
     except (CoordError, TypeError, ValueError) as err:
         raise BookError(f"{where}: {err}") from None
-    if move >= 0 and key[loc_to_rc(move, n)[0] * n + loc_to_rc(move, n)[1]] != ".":
+    r, c = loc_to_rc(move, n) if move >= 0 else (0, 0)
+    if move >= 0 and key[r * n + c] != ".":
         raise BookError(f"{where}: the move {e['move']} is on a stone")
     return BookEntry(move, visits, winrate, cands)
