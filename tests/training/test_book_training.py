@@ -3,7 +3,7 @@ most likely first, writes a book the engine reads, resumes without searching aga
 bad input with usage errors."""
 from __future__ import annotations
 
-from goengine.engine.board import BLACK
+from goengine.engine.colors import BLACK, WHITE
 from goengine.engine.book import Book, canonical
 from goengine.engine.coords import parse_gtp
 from goengine.engine.game import Game
@@ -31,13 +31,12 @@ def test_a_book_from_the_empty_board_then_resumed(engine_train, tmp_path):
     root = book.positions[key]                                   # the empty board came first
     assert root.visits >= 64 and root.candidates[0][0] == root.move
     assert book.lookup(empty, BLACK) == root.move
-    # every other position is one of the root's candidates played
-    children = set()
-    for lc, _ in root.candidates:
-        g = empty.copy()
-        g.play(BLACK, lc)
-        children.add(canonical(g.board_colors(), g.to_play)[0])
-    assert set(book.positions) - {key} <= children
+    # black's line goes on with the book's move; no line leaves the book on both sides, and
+    # none is deeper than the two moves the book has had time for
+    after = empty.copy()
+    after.play(BLACK, root.move)
+    assert canonical(after.board_colors(), after.to_play)[0] in book.positions
+    assert all(k[:81].count(".") >= 79 for k in book.positions)
 
     again = engine_train(*book_args(out, "--positions", 2, "--resume"))
     assert "resuming" in again.stdout and "5 positions (2 searched now)" in again.stdout
@@ -68,11 +67,11 @@ def test_by_the_policy_a_family_counts_by_its_best_move():
 
 
 def test_the_first_moves_can_follow_the_policy_widely(engine_train, tmp_path):
-    """--wide-depth 1: from the empty board every first move with 2% of the policy (a symmetric
-    family counted once) is searched next, each as likely as another, before any deeper line;
-    the search alone (64 visits) follows fewer."""
+    """--wide-depth 1: from the empty board, where black is the book's opponent, every first
+    move with 2% of the policy (a symmetric family counted once) is searched, each as likely as
+    another; the search alone (64 visits) follows fewer."""
     def first_moves(out, *wide):
-        engine_train(*book_args(out, "--positions", 4, *wide))
+        engine_train(*book_args(out, "--positions", 4, "--depth", 1, *wide))
         book = Book.load(str(out))
         return sum(1 for key in book.positions if key[:81].count(".") == 80)
     narrow = first_moves(tmp_path / "narrow.json")
@@ -95,3 +94,29 @@ def test_bad_book_commands_are_usage_errors(engine_train, tmp_path):
     broken = engine_train("book", "--network", bad, "--out", tmp_path / "b2.json", ok=False)
     assert broken.returncode == 1 and "Traceback" not in broken.stderr
     assert engine_train(*book_args(tmp_path / "b3.json", "--visits", 0), ok=False).returncode == 2
+
+
+def test_every_line_keeps_one_side_in_the_book(engine_train, tmp_path):
+    """Each position the builder searches can be reached by a game in which one colour plays the
+    book's moves and the other anything: a line where both leave the book is never searched."""
+    out = tmp_path / "book.json"
+    engine_train(*book_args(out, "--positions", 8))
+    book = Book.load(str(out))
+    reached = set()
+
+    def walk(g, ours, ply):
+        key = canonical(g.board_colors(), g.to_play)[0]
+        if key not in book.positions:
+            return
+        reached.add(key)
+        if ply == 3:
+            return
+        replies = [book.lookup(g, g.to_play)] if g.to_play == ours else g.legal_moves()
+        for lc in replies:
+            child = g.copy()
+            child.play(g.to_play, lc)
+            walk(child, ours, ply + 1)
+
+    for ours in (BLACK, WHITE):
+        walk(Game(9, Rules(komi=7.5)), ours, 0)
+    assert len(book) == 8 and reached == set(book.positions)

@@ -2,18 +2,20 @@
 a game, the most likely first.
 
 From the empty board, each position is searched with `visits` visits (many times what a move of
-a 1 s/move game gets) and its most visited move goes into the book (engine.book). Its candidates,
-the moves the search spent at least `min_share` of its visits on (at most `branch` of them), are
-the positions to search next: the book serves both colours, so it follows the replies an
-opponent is likely to play as well as its own best. Positions are searched best-first by the
-product of the candidates' visit shares along the line (how likely a game between two such
-searches reaches them), to `depth` moves, until `positions` have been searched. Positions that
-are the same under a symmetry, or reached by another order of moves, are searched once.
+a 1 s/move game gets) and its most visited move goes into the book (engine.book). The book serves
+both colours, so its lines are followed from each side's point of view: where the book's side is
+to move, only the book's move; where the opponent is, the replies it is likely to play: the
+moves the search spent at least `min_share` of its visits on (at most `branch` of them). A line
+where both sides leave the book is never reached by a game the book plays, so it is not searched.
+Positions are searched best-first by the product of the opponent's shares along the line (how
+likely a game against such a search reaches them), to `depth` moves, until `positions` have been
+searched. Positions that are the same under a symmetry, or reached by another order of moves,
+are searched once.
 
 Another program's first moves are often ones the search spends few visits on (Pachi opens E7,
-F6 or F7 on 9x9 about as often as E5), so the first `wide_depth` moves of the book can follow
-every move the network's policy gives `wide_share` (`wide_branch` at most; one per symmetric
-family), each as likely as another.
+F6 or F7 on 9x9 about as often as E5), so for the first `wide_depth` moves of the game the
+opponent's replies are every move the network's policy gives `wide_share` (`wide_branch` at
+most; one per symmetric family), each as likely as another.
 
 The book file is written atomically after every position and is the run's only state: a run
 with `resume` reads it, walks the lines it holds without searching them again, and goes on.
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from goengine.engine import symmetry
+from goengine.engine.colors import BLACK, WHITE
 from goengine.engine.book import Book, canonical, map_move
 from goengine.engine.coords import format_gtp
 from goengine.engine.game import Game
@@ -47,8 +50,8 @@ class BookConfig:
     positions: int = 300            # searched positions at most
     min_share: float = 0.1          # candidates: moves with at least this share of the visits
     branch: int = 3                 # ... and at most this many
-    wide_depth: int = 0             # the first moves: follow more of them, each equally likely:
-    wide_share: float = 0.01        # the moves with at least this share of the policy
+    wide_depth: int = 0             # the first moves: the opponent's replies, each equally likely,
+    wide_share: float = 0.01        # are the moves with at least this share of the policy
     wide_branch: int = 8            # ... at most this many
     threads: int = 2                # onnxruntime threads
     seed: int = 0
@@ -107,24 +110,23 @@ class BookBuilder:
         """Search until `positions` new positions are in the book (or every line to `depth` is);
         returns how many were searched."""
         cfg = self.cfg
-        heap = [(-1.0, 0, ())]          # (-reach, order, moves from the empty board)
-        done: set[str] = set()
-        order, searched, t0 = 1, 0, time.monotonic()
+        # (-reach, order, moves from the empty board, the book's colour on this line)
+        heap = [(-1.0, 0, (), BLACK), (-1.0, 1, (), WHITE)]
+        done: set[tuple[str, int]] = set()
+        order, searched, t0 = 2, 0, time.monotonic()
         while heap and searched < cfg.positions:
-            reach, _, moves = heapq.heappop(heap)
+            reach, _, moves, ours = heapq.heappop(heap)
             g = self._game(moves)
             key, k = canonical(g.board_colors(), g.to_play)
-            if key in done:
+            if (key, ours) in done:
                 continue
-            done.add(key)
-            entry = self.book.positions.get(key)
-            if entry is None:
+            done.add((key, ours))
+            result = None
+            if key not in self.book.positions:
                 result = self.search.search(g, g.to_play, playouts=cfg.visits)
-                wide = len(moves) < cfg.wide_depth
-                cands = candidates(g, result, cfg.wide_share if wide else cfg.min_share,
-                                   cfg.wide_branch if wide else cfg.branch, by_prior=wide)
                 best = result.moves[0]
-                self.book.add(g, g.to_play, best.move, result.root_visits, best.winrate, cands)
+                self.book.add(g, g.to_play, best.move, result.root_visits, best.winrate,
+                              candidates(g, result, cfg.min_share, cfg.branch))
                 self.book.save(out)
                 searched += 1
                 rate = searched / (time.monotonic() - t0)
@@ -132,16 +134,30 @@ class BookBuilder:
                        f"{_line(moves, cfg.size)} -> {format_gtp(best.move, cfg.size)} "
                        f"({best.winrate:.1%}; {len(self.book)} positions, {rate:.2f}/s, "
                        f"ETA {(cfg.positions - searched) / rate / 60:.0f} min)")
-            else:       # searched by an earlier run (resume) or reached by another order
-                inverse = symmetry.INVERSE[k]
-                cands = [(map_move(m, cfg.size, inverse), s) for m, s in entry.candidates]
             if len(moves) < cfg.depth:
-                for lc, share in cands:
-                    if lc >= 0:     # near the root each followed move is as likely as another
-                        weight = 1 / len(cands) if len(moves) < cfg.wide_depth else share
-                        heapq.heappush(heap, (reach * weight, order, moves + (lc,)))
+                for lc, weight in self._followed(g, len(moves), ours, key, k, result):
+                    if lc >= 0:
+                        heapq.heappush(heap, (reach * weight, order, moves + (lc,), ours))
                         order += 1
         return searched
+
+    def _followed(self, g: Game, ply: int, ours: int, key: str, k: int,
+                  result) -> list[tuple[int, float]]:
+        """(Loc, weight) of the moves a line follows from `g`: the book's move where the book's
+        colour `ours` is to move; else the opponent's likely replies, with their shares of the
+        search's visits, or near the root every move the policy gives `wide_share`, each as
+        likely as another. `result` is the search of `g` if it ran now (None if the book held
+        the position already)."""
+        cfg = self.cfg
+        entry = self.book.positions[key]
+        inverse = symmetry.INVERSE[k]
+        if g.to_play == ours:
+            return [(map_move(entry.move, cfg.size, inverse), 1.0)]
+        if ply < cfg.wide_depth:
+            priors = result or self.search.search(g, g.to_play, playouts=1)
+            cands = candidates(g, priors, cfg.wide_share, cfg.wide_branch, by_prior=True)
+            return [(lc, 1 / len(cands)) for lc, _ in cands]
+        return [(map_move(m, cfg.size, inverse), s) for m, s in entry.candidates]
 
 
 def _line(moves, n: int) -> str:

@@ -33,8 +33,9 @@ D = BookConfig(network="")
 @click.option("--branch", default=D.branch, show_default=True, type=click.IntRange(1),
               help="... at most this many of them")
 @click.option("--wide-depth", default=D.wide_depth, show_default=True, type=click.IntRange(0),
-              help="the first moves of the book follow every move the network's policy gives "
-                   "--wide-share, each as likely as another (another program's openings)")
+              help="in the first moves of the game the opponent's replies are every move the "
+                   "network's policy gives --wide-share, each as likely as another (another "
+                   "program's openings)")
 @click.option("--wide-share", default=D.wide_share, show_default=True,
               type=click.FloatRange(0, 1, min_open=True))
 @click.option("--wide-branch", default=D.wide_branch, show_default=True, type=click.IntRange(1))
