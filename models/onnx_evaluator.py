@@ -32,6 +32,7 @@ from goengine.models.session import load_session
 from goengine.models.softmax import heads_one_symmetry, symmetric_softmax
 
 SYMMETRY_MODES = ("random", "average", "none")
+SYMMETRY_DRAW = 4096     # random symmetries drawn at once
 
 
 class OnnxEvaluator(Evaluator):
@@ -60,6 +61,8 @@ class OnnxEvaluator(Evaluator):
         self._cache: OrderedDict[Hashable, tuple] = OrderedDict()   # (priors, value, own, score)
         self._lock = threading.Lock()     # guards the cache, the rng and the counters
         self._rng = np.random.default_rng(seed)
+        self._drawn = np.zeros(0, dtype=np.int64)  # random symmetries drawn ahead (_symmetries)
+        self._next = 0
         self.cache_hits = 0
         self.cache_misses = 0
         self.runs = 0                     # session.run calls so far
@@ -167,8 +170,14 @@ class OnnxEvaluator(Evaluator):
             return np.tile(np.arange(symmetry.N_SYMMETRIES), (batch, 1))
         if mode == "none":
             return np.zeros((batch, 1), dtype=np.int64)
-        with self._lock:
-            return self._rng.integers(0, symmetry.N_SYMMETRIES, size=(batch, 1))
+        with self._lock:    # drawn SYMMETRY_DRAW at a time: a draw a batch cost a fiftieth
+            if self._next + batch > len(self._drawn):     # of a 9x9 int8 network's time
+                self._drawn = self._rng.integers(0, symmetry.N_SYMMETRIES,
+                                                 size=max(SYMMETRY_DRAW, batch))
+                self._next = 0
+            ks = self._drawn[self._next:self._next + batch]
+            self._next += batch
+        return ks.reshape(batch, 1)
 
     def _compute(self, planes: np.ndarray, mask: np.ndarray | None, n: int, mode: str) -> tuple:
         """Run the net on B positions under symmetry `mode`: (priors float32[B, N*N+1], value

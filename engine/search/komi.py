@@ -22,6 +22,7 @@ them at komi k puts mu at k + s logit(p), the komi at which Black would have won
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from goengine.engine.evaluator import Evaluator
 
@@ -50,12 +51,16 @@ def komi_shift(komi: float, value_komi: float, size: int, komi_scale: float) -> 
     return (value_komi - komi) / (2.0 * komi_scale * size)
 
 
+@njit(cache=True)
 def value_at_komi(v_black, shift: float):
-    """Black's value(s) learned at the networks' komi, moved by `komi_shift`."""
-    if shift == 0.0:
-        return v_black
-    # minimum/maximum: np.clip's numbers at a third of its cost on a search's batch
-    return np.tanh(np.arctanh(np.minimum(np.maximum(v_black, -VALUE_LIMIT), VALUE_LIMIT)) + shift)
+    """float64[B]: Black's values v_black (float64[B]) learned at the networks' komi, moved by
+    `komi_shift` (numba: one call on a search's batch, where numpy's four cost a fifth of what
+    the search does besides the network on 9x9)."""
+    out = v_black.copy()
+    if shift != 0.0:
+        for j in range(out.shape[0]):
+            out[j] = np.tanh(np.arctanh(min(max(out[j], -VALUE_LIMIT), VALUE_LIMIT)) + shift)
+    return out
 
 
 def fair_komi(komi: float, black_share: float, size: int, komi_scale: float = KOMI_SCALE) -> float:

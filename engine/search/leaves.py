@@ -21,6 +21,7 @@ from numba import njit
 from goengine.engine import board as B
 from goengine.engine.colors import EMPTY
 from goengine.engine.search import tree as T
+from goengine.engine.search.komi import value_at_komi
 from goengine.engine.search.priors import heuristic_priors
 from goengine.engine.search.terminal import judged_area_ownership
 
@@ -231,6 +232,17 @@ def black_view(x, metas, m):
 
 
 @njit(cache=True)
+def black_values(values, scores, metas, m, shift, has_value, has_lead, lead_shift):
+    """(float64[m], float64[m]): the values (side to move's view) of a batch's leaves from Black's
+    view moved to the game's komi by `shift` (engine.search.komi), zeros without `has_value`;
+    the score leads from Black's view plus `lead_shift` (the learned komi less the game's),
+    zeros without `has_lead`. One call a batch."""
+    v = value_at_komi(black_view(values, metas, m), shift) if has_value else np.zeros(m)
+    lead = black_view(scores, metas, m) + lead_shift if has_lead else np.zeros(m)
+    return v, lead
+
+
+@njit(cache=True)
 def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_rows, sharpen,
                   temperature, v_black, has_value, z, margin, has_z, lead_black, has_lead, util,
                   n_vl, moves, priors):
@@ -260,5 +272,5 @@ def finish_leaves(ti, tf, tm, paths, lengths, m, sts, metas, expand, rows, has_r
 
 
 __all__ = ["HISTORY", "U_CENTRE", "U_DSCALE", "U_DYNAMIC", "U_SCALE", "U_STATIC", "apply_path",
-           "black_view", "candidate_moves", "descend", "expand_node", "fill_priors",
+           "black_values", "black_view", "candidate_moves", "descend", "expand_node", "fill_priors",
            "finish_leaves", "score_utility", "select_leaves", "utility_on"]

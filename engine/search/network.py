@@ -39,8 +39,8 @@ from goengine.engine.features import extract
 from goengine.engine.playout import seed as playout_seed
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
-from goengine.engine.search.komi import KOMI_SCALE, komi_shift, learned_komi, value_at_komi
-from goengine.engine.search.leaves import (HISTORY, black_view, expand_node, finish_leaves,
+from goengine.engine.search.komi import KOMI_SCALE, komi_shift, learned_komi
+from goengine.engine.search.leaves import (HISTORY, black_values, expand_node, finish_leaves,
                                            select_leaves, utility_on)
 from goengine.engine.search.result import SearchResult, summarize_root
 from goengine.engine.search.terminal import terminal_mask
@@ -334,6 +334,7 @@ class NetworkSearch:
         self._batch_rows = None     # `_rows`: sized for this game's board at the first batch
         self._bufs = (moves_buf, priors_buf)
         self._no_row = np.zeros(1, dtype=np.float32)    # a row for kernels that take none
+        self._no_value = np.zeros(1, dtype=np.float32)  # values or scores for kernels, none
         self._dead = terminal_mask(dead_at_terminals, a)
         # the rollouts and terminals are scored at the game's komi; the value networks are not
         self._value_komi = learned_komi(network_for(self._head_net(game.size)[0], game.size),
@@ -465,13 +466,12 @@ class NetworkSearch:
         """(v_black, lead_black, has_lead) of positions whose network answered `values` (side to
         move's view; None: zeros) and `scores`: float64[B] the value moved to the game's komi,
         and the score lead where the network has a score head (else zeros)."""
-        m = len(metas)
-        v_black = lead = np.zeros(m)
-        if values is not None:
-            v_black = value_at_komi(black_view(values, metas, m), self._komi_shift)
         has_lead = self._value_leads and scores is not None
-        if has_lead:    # the score head learned at value_komi, as the value: moved to komi
-            lead = black_view(scores, metas, m) + self._value_komi - self._game.komi
+        # the score head learned at value_komi, as the value: moved to komi
+        v_black, lead = black_values(self._no_value if values is None else values,
+                                     scores if has_lead else self._no_value, metas, len(metas),
+                                     self._komi_shift, values is not None, has_lead,
+                                     self._value_komi - self._game.komi)
         return v_black, lead, has_lead
 
     def _rows(self, want: int) -> tuple:
