@@ -58,11 +58,18 @@ def descend(ti, tf, tm, path, c_puct, lam, fpu, n_vl, use_az, c_base, c_init, k_
 
 
 @njit(cache=True)
-def apply_path(ti, st, meta, path, length, hist, hist_len):
+def apply_path(ti, st, meta, path, length, hist, root_hist, hist_len):
     """Play the moves of path[1:length] on (st, meta). hist[8, A] receives the colour rows of the
-    last positions, newest last, for the Zero features; returns how many rows it holds (up to 8)
-    and whether the leaf is terminal (two passes in a row)."""
-    k = hist_len
+    last positions, newest last, for the Zero features: those of root_hist[:hist_len] (the
+    root's, oldest first) that the path leaves among the last 8, then the path's own; returns
+    how many rows it holds (up to 8) and whether the leaf is terminal (two passes in a row).
+    Only the rows that stay are written (no row is shifted: on a 9x9 tree's deep paths the
+    shifts cost more than the moves)."""
+    moves = length - 1
+    keep = min(hist_len, HISTORY - moves) if moves < HISTORY else 0
+    for j in range(keep):
+        hist[j, :] = root_hist[hist_len - keep + j]
+    k = keep
     for i in range(1, length):
         node = path[i]
         m = ti[T.I_MOVE, node]
@@ -71,12 +78,9 @@ def apply_path(ti, st, meta, path, length, hist, hist_len):
             B.play_pass(meta, col)
         else:
             B.play(st, meta, m, col)
-        if k == HISTORY:
-            for j in range(HISTORY - 1):
-                hist[j, :] = hist[j + 1, :]
-            k = HISTORY - 1
-        hist[k, :] = st[B.F_COLOR, :]
-        k += 1
+        if i > moves - HISTORY:
+            hist[k, :] = st[B.F_COLOR, :]
+            k += 1
     return k, meta[B.M_PASSES] >= 2
 
 
@@ -193,8 +197,8 @@ def select_leaves(ti, tf, tm, st0, meta0, root_hist, hist_len, want, c_puct, lam
                          k_forced, root_kids[i])
         sts[m, :, :] = st0
         metas[m, :] = meta0
-        hists[m, :hist_len, :] = root_hist[:hist_len]
-        k, terminal = apply_path(ti, sts[m], metas[m], path, length, hists[m], hist_len)
+        k, terminal = apply_path(ti, sts[m], metas[m], path, length, hists[m], root_hist,
+                                 hist_len)
         if terminal:
             d = judged_area_ownership(sts[m], metas[m], dead, own) - komi
             z = 1.0 if d > 0 else (-1.0 if d < 0 else 0.0)

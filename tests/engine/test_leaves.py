@@ -7,7 +7,7 @@ import pytest
 from goengine.engine import board as B
 from goengine.engine.board import BLACK, WHITE
 from goengine.engine.coords import PASS, parse_gtp
-from goengine.engine.evaluator import UniformEvaluator
+from goengine.engine.evaluator import Evaluation, UniformEvaluator
 from goengine.engine.features import extract, extract_leaves
 from goengine.engine.game import Game
 from goengine.engine.search import tree as T
@@ -32,15 +32,28 @@ def replay(game: Game, search: ZeroSearch, path) -> Game:
     return g
 
 
-@pytest.mark.parametrize("moves", [[], ["E5", "C3", "pass", "G7", "D4", "F6", "C7", "G3",
-                                        "E3", "pass"]])
-def test_a_batchs_leaves_are_the_rules_positions_of_their_paths(moves):
+class OneLine(UniformEvaluator):
+    """Priors falling steeply with the point's index: the search follows one line deep (the
+    leaves' history then comes from the path alone)."""
+
+    def evaluate(self, planes, legal_mask=None, keys=None):
+        batch, n = planes.shape[0], planes.shape[-1]
+        row = np.exp(-0.7 * np.arange(n * n + 1, dtype=np.float32))
+        return Evaluation(priors=np.tile(row / row.sum(), (batch, 1)),
+                          value_stm=np.zeros(batch, dtype=np.float32))
+
+
+@pytest.mark.parametrize("moves, net, deepest", [
+    ([], UniformEvaluator(), 3),
+    (["E5", "C3", "pass", "G7", "D4", "F6", "C7", "G3", "E3", "pass"], UniformEvaluator(), 3),
+    (["E5", "C3", "pass", "G7", "D4", "F6"], OneLine(), 9)])
+def test_a_batchs_leaves_are_the_rules_positions_of_their_paths(moves, net, deepest):
     game = opening(moves)
-    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=8), net=UniformEvaluator(),
-                   seed=3)
+    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=8), net=net, seed=3)
     s.search(game, game.to_play, visits=300)   # a tree several moves deep
     batch = s.select(16)
     assert batch is not None and batch.size > 1
+    assert batch.lengths.max() > deepest      # paths of fewer and more moves than the history
     for j in range(batch.size):
         path = batch.paths[j, :batch.lengths[j]]
         leaf = replay(game, s, path)
