@@ -9,7 +9,9 @@ Per `--model PATH[:SIZE]` (SIZE 9 when not given; default: the bundled 9x9 int8 
 9x9 and the 19x19 int8 one on 19x19; `--model fresh:9` exports a freshly initialised network of
 the cpu preset, the speed does not depend on the weights): raw `session.run` on one batch of B random planes, then
 a Zero search from the empty board (random symmetry, no cache, as this benchmark always ran it),
-alternated `--repeats` times. Then the AlphaGo search on the bundled policy, value and rollout
+alternated `--repeats` times, then the search's own work a batch with the network's answers
+canned (steady on a shared machine, where the ratio moves by 0.02-0.05 from run to run; the
+ratio's shortfall is this work and the cache misses the network's run leaves it). Then the AlphaGo search on the bundled policy, value and rollout
 models (`--alphago-size`, 0 skips it) with `rollout_threads` 1 and 2, against the fast rollout
 policy's playouts alone from the same empty board, alternated the same way.
 
@@ -77,6 +79,36 @@ def raw_rates(path, size, batch, seconds, threads) -> tuple[float, float]:
     return _timed(work, seconds)
 
 
+class CannedEvaluator(OnnxEvaluator):
+    """The evaluator with its session's answers canned (one real batch's outputs, sliced to each
+    call's rows): what remains of a search's time is its own work, free of the network's time
+    and of its noise on a shared machine."""
+
+    def __init__(self, path, size, batch):
+        super().__init__(path, threads=1, symmetry="random", cache_size=0, seed=1)
+        planes = np.random.default_rng(0).random((batch, self.meta.planes, size, size),
+                                                 dtype=np.float32)
+        self._canned = super()._run(planes)
+        self.calls = 0
+
+    def _run(self, rows):
+        self.calls += 1
+        return {name: out[:len(rows)] for name, out in self._canned.items()}
+
+
+def own_work(path, size, batch, playouts=30_000) -> float:
+    """CPU microseconds a batch of the Zero search's own work (CannedEvaluator), `playouts`
+    from the empty board after a warm-up search."""
+    ev = CannedEvaluator(path, size, batch)
+    g = Game(size)
+    ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=1).search(
+        g, g.to_play, playouts=playouts // 10)
+    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=2)
+    calls, cpu = ev.calls, time.process_time()
+    s.search(g, g.to_play, playouts=playouts)
+    return (time.process_time() - cpu) / max(ev.calls - calls, 1) * 1e6
+
+
 def zero_rates(ev, size, batch, seconds, seed) -> tuple[float, float]:
     """The Zero search's network evaluations (per wall second, per CPU second) from the empty
     board, one search of `seconds`."""
@@ -136,6 +168,9 @@ def zero_rows(path, size, batch, seconds, repeats, threads) -> None:
     cpu = _median([i[1] / w[1] for w, i in rows])
     print(f"  Zero search / raw onnxruntime at batch {batch}: {wall:.2f} by wall time, "
           f"{cpu:.2f} by CPU time (goal >= 0.90)")
+    raw_us = batch / _median([w[1] for w, _ in rows]) * 1e6
+    print(f"  the search's own work, the network's answers canned: {own_work(path, size, batch):.0f} "
+          f"CPU us a batch, against the network's {raw_us:.0f}")
 
 
 def alphago_rows(size, seconds, repeats) -> None:
