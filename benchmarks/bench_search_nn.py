@@ -11,9 +11,9 @@ the cpu preset, the speed does not depend on the weights): raw `session.run` on 
 a Zero search from the empty board (random symmetry, no cache, as this benchmark always ran it),
 alternated `--repeats` times, then the search's own work a batch with the network's answers
 canned (steady on a shared machine, where the ratio moves by 0.02-0.05 from run to run; the
-ratio's shortfall is this work and the cache misses the network's run leaves it). Then the AlphaGo search on the bundled policy, value and rollout
-models (`--alphago-size`, 0 skips it) with `rollout_threads` 1 and 2, against the fast rollout
-policy's playouts alone from the same empty board, alternated the same way.
+ratio's shortfall is this work and the cache misses the network's run leaves it). Then the
+AlphaGo search on the bundled policy, value and rollout models (`--alphago-size`, 0 skips it)
+with `rollout_threads` 1 and 2, against the fast rollout policy's playouts alone from the same empty board, alternated the same way.
 
 Each rate is given per wall second and per CPU second of this process: on a machine shared with
 other jobs the wall rates move with their load, while the CPU rates of one thread's work (raw
@@ -169,8 +169,9 @@ def zero_rows(path, size, batch, seconds, repeats, threads) -> None:
     print(f"  Zero search / raw onnxruntime at batch {batch}: {wall:.2f} by wall time, "
           f"{cpu:.2f} by CPU time (goal >= 0.90)")
     raw_us = batch / _median([w[1] for w, _ in rows]) * 1e6
-    print(f"  the search's own work, the network's answers canned: {own_work(path, size, batch):.0f} "
-          f"CPU us a batch, against the network's {raw_us:.0f}")
+    own = own_work(path, size, batch)
+    print(f"  the search's own work, the network's answers canned: {own:.0f} CPU us a batch, "
+          f"against the network's {raw_us:.0f}")
 
 
 def alphago_rows(size, seconds, repeats) -> None:
