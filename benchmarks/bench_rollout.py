@@ -1,8 +1,16 @@
-"""Fast rollout policy: microseconds per move in policy playouts (19x19 and 9x9, one thread) and
-held-out top-1 accuracy of a rollout .npz, against the goals (AlphaGo: 2 us/move, 24.2%).
+"""Fast rollout policy: microseconds per move in policy playouts (19x19 and 9x9, one thread),
+the rollouts' value error and the held-out top-1 accuracy of a rollout .npz, against the goals
+(AlphaGo: 2 us/move, 24.2%).
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout.py [--model models/bundled/rollout.npz]
-        [--heldout PATH] [--positions 20000]
+        [--heldout PATH] [--positions 20000] [--self-atari 0,0.9]
+        [--value-positions 500] [--value-playouts 16]
+
+Speed and the value error are printed for each self-atari rule of `--self-atari` (the chance
+that the playout draws again a move that puts two or more of its own stones in atari,
+engine.rollout.policy), the first the baseline of the speed ratio and of the value error's
+paired difference. The value error is AlphaGo's Figure 2b measure: at one uniformly drawn
+position of each held-out game, the mean result of the rollouts against the game's winner.
 
 The held-out games default to ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2 beside the project.
 
@@ -23,9 +31,12 @@ import click  # noqa: E402
 import numpy as np  # noqa: E402
 
 from data_paths import default_data, missing  # noqa: E402
-from goengine.engine.board import new_board  # noqa: E402
+from goengine.engine.board import BLACK, new_board  # noqa: E402
 from goengine.engine.playout import random_playouts, seed as nb_seed  # noqa: E402
+from goengine.engine.replay import ReplayError, replay  # noqa: E402
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playouts  # noqa: E402
+from goengine.engine.search.alphago import rollouts  # noqa: E402
+from goengine.sgf_tools.archives import iter_games  # noqa: E402
 from goengine.models.names import BUNDLED_DIR, MODEL_FILES  # noqa: E402
 
 GOAL_US = 5.0
@@ -60,6 +71,45 @@ def heuristic_speed(n: int, seconds: float) -> float:
     return count / (time.process_time() - start)
 
 
+def heldout_value(pol: RolloutPolicy, heldout: str, positions: int, playouts: int,
+                  rates: list[float], seed: int) -> list[tuple[float, float, float]]:
+    """The rollouts as a value estimate (AlphaGo's Figure 2b): at one position a game, drawn
+    uniformly from the held-out games with a winner, the mean result of `playouts` rollouts
+    (+1 win, -1 loss for the side to move, at the game's komi) against the game's winner. For
+    each self-atari rate: (MSE, its paired difference from the first rate's, that difference's
+    standard error); every rate plays from the same positions."""
+    rng = np.random.default_rng(seed)
+    games = []
+    for record in iter_games(heldout):
+        if record.size != 19 or record.winner is None or len(record.moves) < 2:
+            continue
+        upto = int(rng.integers(0, len(record.moves)))
+        try:
+            games.append((replay(record, upto=upto), record.winner))
+        except ReplayError:
+            continue
+        if len(games) >= positions:
+            break
+    errors = np.zeros((len(rates), len(games)))
+    for r, rate in enumerate(rates):
+        tab = pol.with_self_atari_reject(rate).tables
+        nb_seed(seed + r)
+        for i, (game, winner) in enumerate(games):
+            sts = np.repeat(game.st[None], playouts, axis=0)
+            metas = np.repeat(game.meta[None], playouts, axis=0)
+            own = np.zeros(game.st.shape[1])
+            z, _margin = rollouts(sts, metas, playouts, game.komi, 3 * 19 * 19, own, tab, True)
+            mover = 1.0 if game.to_play == BLACK else -1.0
+            outcome = mover if winner == "b" else -mover
+            errors[r, i] = (mover * z.mean() - outcome) ** 2
+    out = []
+    for r in range(len(rates)):
+        diff = errors[r] - errors[0]
+        out.append((float(errors[r].mean()), float(diff.mean()),
+                    float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0))
+    return out
+
+
 def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) -> tuple[float, int]:
     from goengine.training.rollout.data import load_games, select_positions
     from goengine.training.rollout.features import Dictionary, extract_all
@@ -81,20 +131,44 @@ def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) ->
 @click.option("--seconds", default=5.0, show_default=True, help="seconds per speed measurement")
 @click.option("--sizes", default="19,9", show_default=True)
 @click.option("--seed", default=12345, show_default=True)
-def main(model: str, heldout: str, positions: int, seconds: float, sizes: str, seed: int) -> None:
+@click.option("--value-positions", default=500, show_default=True, type=click.IntRange(0),
+              help="held-out positions (one a game) for the rollouts' value MSE (0 skips it)")
+@click.option("--value-playouts", default=16, show_default=True, type=click.IntRange(1),
+              help="rollouts per position for the value MSE")
+@click.option("--self-atari", "rates", default="0,0.9", show_default=True,
+              help="self-atari rules to compare (engine.rollout.policy.SELF_ATARI_REJECT), the "
+              "first the baseline of the ratios")
+def main(model: str, heldout: str, positions: int, seconds: float, sizes: str, seed: int,
+         value_positions: int, value_playouts: int, rates: str) -> None:
     if heldout is None:
         raise click.UsageError(missing("--heldout", HELDOUT) + " (--heldout '' skips the accuracy)")
-    pol = RolloutPolicy.load(model)
+    try:
+        rate_list = [float(x) for x in rates.split(",")]
+        pol = RolloutPolicy.load(model).with_self_atari_reject(rate_list[0])
+        for x in rate_list:
+            pol.with_self_atari_reject(x)
+    except ValueError as e:     # RolloutModelError is one
+        raise click.UsageError(str(e)) from e
     print(f"model {model}: {len(pol)} features {pol.family_counts()}, "
           f"trained on {pol.meta.get('positions', '?')} positions")
-    print(f"{'size':>4} {'us/move':>8} {'goal':>5} {'ok':>3} {'playouts/s':>11} "
-          f"{'moves/playout':>13} {'heuristic playouts/s':>21}")
+    print(f"{'size':>4} {'self-atari':>10} {'us/move':>8} {'goal':>5} {'ok':>3} "
+          f"{'playouts/s':>11} {'ratio':>6} {'moves/playout':>13} {'heuristic playouts/s':>21}")
     for n in [int(s) for s in sizes.split(",")]:
-        us, pps, mpp = policy_speed(pol, n, seconds)
         h = heuristic_speed(n, min(seconds, 3.0))
-        ok = "yes" if us <= GOAL_US else "NO"
-        print(f"{n:>4} {us:8.2f} {GOAL_US:5.1f} {ok:>3} {pps:11.0f} {mpp:13.0f} {h:21.0f}",
-              flush=True)
+        base = None
+        for rate in rate_list:
+            us, pps, mpp = policy_speed(pol.with_self_atari_reject(rate), n, seconds)
+            base = base or pps
+            ok = "yes" if us <= GOAL_US else "NO"
+            print(f"{n:>4} {rate:10g} {us:8.2f} {GOAL_US:5.1f} {ok:>3} {pps:11.0f} "
+                  f"{pps / base:6.2f} {mpp:13.0f} {h:21.0f}", flush=True)
+    if heldout and value_positions:
+        rows = heldout_value(pol, heldout, value_positions, value_playouts, rate_list, seed)
+        print(f"rollout value on {value_positions} held-out positions of "
+              f"{os.path.basename(heldout)}, {value_playouts} rollouts each (MSE, +-1 results):")
+        for rate, (mse, diff, se) in zip(rate_list, rows):
+            print(f"  self-atari {rate:g}: MSE {mse:.4f} ({diff:+.4f} +- {se:.4f} against "
+                  f"{rate_list[0]:g})")
     if heldout:
         top1, n = heldout_top1(pol, heldout, positions, seed)
         ok = "yes" if top1 >= GOAL_TOP1 else "NO"

@@ -33,6 +33,7 @@ class EngineConfig:
     seed: int | None = None
     name: str = "goengine"
     rollout: str = "auto"             # auto | policy | heuristic (playouts of the MCTS)
+    rollout_self_atari: float | None = None  # RolloutPolicy.self_atari_reject (None: its default)
     lam: float | None = None          # AlphaGo lambda (None: NetSearchConfig's default)
     c_puct: float | None = None
     n_thr: int | None = None

@@ -241,11 +241,13 @@ def _rollout_policy(cfg: EngineConfig, default: str):
         return None
     path = model_path(cfg, "rollout")
     try:
-        pol = RolloutPolicy.load(path)
+        pol = (RolloutPolicy.load(path) if cfg.rollout_self_atari is None
+               else RolloutPolicy.load(path, self_atari_reject=cfg.rollout_self_atari))
     except RolloutModelError as exc:
         log.warning("no rollout policy (%s); using the heuristic playouts", exc)
         return None
-    log.info("rollout policy %s (%d features)", path, len(pol))
+    log.info("rollout policy %s (%d features, self-atari redrawn with chance %g)", path, len(pol),
+             pol.self_atari_reject)
     return pol
 
 

@@ -8,7 +8,7 @@
 `policy_playout` has the contract of `engine.playout.playout` (the board is played in place to the
 end; returns black area minus white area without komi, and int8 ownership per Loc; `amaf[p]`
 gets the colour that first played p), plus one argument, the tuple `RolloutPolicy.tables`
-(hkeys, hvals, scal, c3, t3k, t3v):
+(hkeys, hvals, scal, c3, t3k, t3v, rules):
 
 * `hkeys` int64[2 * 2^b] with `hvals` its float64 view: a hash table (`patterns.table_find`) from
   pattern key (families diamond and nakade) to exp(weight); a diamond value already includes the
@@ -19,7 +19,11 @@ gets the colour that first played p), plus one argument, the tuple `RolloutPolic
 * `c3` float64[2^13, 4]: a direct-mapped cache of the 3x3 part of the weights, both colours, by
   raw 3x3 code ([code, black, white, -]). The playout writes it: threads running playouts at the
   same time need a tuple each (`RolloutPolicy.new_tables()`; the other arrays are shared and
-  read-only).
+  read-only);
+* `rules` float64[N_RULES]: the playout's rules beside the softmax. `RULE_SELF_ATARI`: the chance
+  that a drawn move which leaves its own string of two or more stones in atari, capturing
+  nothing (`engine.playout.is_bad_self_atari`, the heuristic playouts' rule), is drawn again
+  without it (at most `SELF_ATARI_TRIES` times a move); 0 plays the softmax alone, as AlphaGo.
 
 The weight of a move is the product of the exp(weights) of its active features (the softmax
 numerator). Incremental evaluation: per point, the pattern state (colour + liberty bucket) and the
@@ -47,6 +51,7 @@ from numba import njit
 
 from goengine.engine.board import (BLACK, EMPTY, F_COLOR, F_NEXT, M_KO, M_KOCOLOR, M_LAST, M_N,
                           M_TOPLAY, M_W, WHITE, area_ownership, is_eye, legality, play_pass)
+from goengine.engine.playout import is_bad_self_atari
 from goengine.engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
                                      FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3,
                                      K_DIAMOND, K_NAKADE, K_NEIGHBOUR, K_SAVE, N_SCALARS,
@@ -58,6 +63,11 @@ from goengine.engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FA
 
 FORMAT = "goengine-rollout-v1"
 CACHE3_BITS = 13     # 3x3 weight cache: 2^13 entries of 32 bytes
+# The playout's rules beside the learned softmax, `rules` float64[N_RULES] of the tables:
+RULE_SELF_ATARI = 0  # chance that a drawn self-atari of two or more stones is redrawn
+N_RULES = 1
+SELF_ATARI_REJECT = 0.0   # the default: the softmax alone, as AlphaGo's rollouts
+SELF_ATARI_TRIES = 3      # redraws a move at most
 
 
 class RolloutModelError(ValueError):
@@ -355,6 +365,25 @@ def _sample(meta, wgt, rsum, ci):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _scale_for_move(q, m, ci, w, wgt, rsum, tsave, i, rtmark, rlist, rsave, nr, stamp):
+    """Multiply point q's weight for colour index ci by m for this move only: the old weight goes
+    to tsave[i], and its row's sum to rsave the first time this move touches the row. Returns
+    the number of rows saved."""
+    r = q // w
+    if rtmark[r] != stamp:
+        rtmark[r] = stamp
+        rlist[nr] = r
+        rsave[nr] = rsum[ci, r]
+        nr += 1
+    old = wgt[ci, q]
+    tsave[i] = old
+    new = old * m
+    wgt[ci, q] = new
+    rsum[ci, r] += new - old
+    return nr
+
+
 @njit(cache=True)
 def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
     """Number of kept values that differ from a from-scratch computation (with an empty cache)."""
@@ -380,8 +409,8 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
 
 
 @njit(cache=True)
-def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, check, errors,
-                  stop_after):
+def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, reject, check,
+                  errors, stop_after):
     a = st.shape[1]
     w = meta[M_W]
     s3 = np.empty(a, dtype=np.int8)
@@ -393,9 +422,9 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, c
     lcaps = np.empty(a, dtype=np.int64)
     tmark = np.zeros(a, dtype=np.int64)
     tidx = np.empty(a, dtype=np.int64)
-    tq = np.empty(a, dtype=np.int64)
+    tq = np.empty(a + SELF_ATARI_TRIES, dtype=np.int64)
     tm = np.empty(a)
-    tsave = np.empty(a)
+    tsave = np.empty(a + SELF_ATARI_TRIES)
     rsave = np.empty(2 * w)
     rlist = np.empty(2 * w, dtype=np.int64)
     rtmark = np.zeros(w, dtype=np.int64)
@@ -418,20 +447,22 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, c
                             tm, tmark, tidx, stamp, dcodes, sa, masks, cells)
         nr = 0
         for i in range(nt):
-            q = tq[i]
-            r = q // w
-            if rtmark[r] != stamp:
-                rtmark[r] = stamp
-                rlist[nr] = r
-                rsave[nr] = rsum[ci, r]
-                nr += 1
-            old = wgt[ci, q]
-            tsave[i] = old
-            new = old * tm[i]
-            wgt[ci, q] = new
-            rsum[ci, r] += new - old
+            nr = _scale_for_move(tq[i], tm[i], ci, w, wgt, rsum, tsave, i, rtmark, rlist, rsave,
+                                 nr, stamp)
         p = _sample(meta, wgt, rsum, ci)
-        for i in range(nt):
+        # a self-atari of two or more stones is redrawn with probability `reject` (the learned
+        # softmax sees liberties only as buckets of its 3x3 neighbours, and one such move in a
+        # capturing race decides the playout); the point's weight is zeroed for this move only
+        tries = 0
+        while (p >= 0 and tries < SELF_ATARI_TRIES and reject > 0.0
+               and is_bad_self_atari(st, meta, p, c) and np.random.random() < reject):
+            tq[nt] = p
+            nr = _scale_for_move(p, 0.0, ci, w, wgt, rsum, tsave, nt, rtmark, rlist, rsave, nr,
+                                 stamp)
+            nt += 1
+            tries += 1
+            p = _sample(meta, wgt, rsum, ci)
+        for i in range(nt - 1, -1, -1):     # backwards: a point may be listed twice
             wgt[ci, tq[i]] = tsave[i]
         for i in range(nr):
             rsum[ci, rlist[i]] = rsave[i]
@@ -445,6 +476,8 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, c
                     errors[0] += 1
                 if is_eye(st, meta, p, c):
                     errors[1] += 1
+                if is_bad_self_atari(st, meta, p, c):
+                    errors[3] += 1
             if amaf[p] == 0:
                 amaf[p] = c
             stamp += 1
@@ -464,17 +497,17 @@ def policy_playout(st, meta, max_moves, amaf, tab):
     """Play the board (modified in place) to the end with the rollout policy. Returns black area
     minus white area (no komi) and the int8 ownership per Loc, like `engine.playout.playout`.
     `tab` is `RolloutPolicy.tables`."""
-    hkeys, hvals, scal, c3, t3k, t3v = tab
+    hkeys, hvals, scal, c3, t3k, t3v, rules = tab
     errors = np.zeros(1, dtype=np.int64)
     score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
-                                           t3k, t3v, False, errors, -1)
+                                           t3k, t3v, rules[RULE_SELF_ATARI], False, errors, -1)
     return score, own
 
 
 @njit(cache=True, nogil=True)
 def policy_playouts(st0, meta0, count, max_moves, tab):
     """Benchmark kernel: `count` playouts from a position. Returns (mean score, moves played)."""
-    hkeys, hvals, scal, c3, t3k, t3v = tab
+    hkeys, hvals, scal, c3, t3k, t3v, rules = tab
     total = 0.0
     nmoves = 0
     amaf = np.zeros(st0.shape[1], dtype=np.int8)
@@ -484,7 +517,8 @@ def policy_playouts(st0, meta0, count, max_moves, tab):
         meta = meta0.copy()
         amaf[:] = 0
         score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal,
-                                               c3, t3k, t3v, False, errors, -1)
+                                               c3, t3k, t3v, rules[RULE_SELF_ATARI], False,
+                                               errors, -1)
         total += score
         nmoves += m
     return total / count, nmoves
@@ -493,14 +527,16 @@ def policy_playouts(st0, meta0, count, max_moves, tab):
 @njit(cache=True)
 def checked_playout(st, meta, max_moves, tab, stop_after):
     """A playout that verifies every move (test kernel). Returns (score, moves, errors, caps)
-    with errors = [illegal moves, own-eye fills, kept values differing from scratch]; the board
+    with errors = [illegal moves, own-eye fills, kept values differing from scratch, self-ataris
+    of two or more stones played]; the board
     is left where the playout stopped (`stop_after` >= 0 stops early) and caps holds the stones
     the last move captured."""
-    hkeys, hvals, scal, c3, t3k, t3v = tab
+    hkeys, hvals, scal, c3, t3k, t3v, rules = tab
     amaf = np.zeros(st.shape[1], dtype=np.int8)
-    errors = np.zeros(3, dtype=np.int64)
+    errors = np.zeros(4, dtype=np.int64)
     score, _own, moves, ncaps, caps = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals,
-                                                    scal, c3, t3k, t3v, True, errors, stop_after)
+                                                    scal, c3, t3k, t3v, rules[RULE_SELF_ATARI],
+                                                    True, errors, stop_after)
     return score, moves, errors, caps[:ncaps].copy()
 
 
@@ -508,7 +544,7 @@ def checked_playout(st, meta, max_moves, tab, stop_after):
 def incremental_weights(st, meta, caps, ncaps, tab, out):
     """Move weights of the side to move as the playout computes them (kept 3x3 part times the
     temporary features), into out[Loc]. `caps[:ncaps]` = stones the last move captured."""
-    hkeys, hvals, scal, c3, t3k, t3v = tab
+    hkeys, hvals, scal, c3, t3k, t3v, _rules = tab
     a = st.shape[1]
     w = meta[M_W]
     c = meta[M_TOPLAY]
@@ -534,7 +570,7 @@ def incremental_weights(st, meta, caps, ncaps, tab, out):
 def scratch_weights(st, meta, caps, ncaps, tab, out):
     """Move weights of the side to move from `patterns.position_keys` (the training features),
     into out[Loc] (0 for non-candidates). Returns the number of candidates."""
-    hkeys, hvals, scal, _c3, t3k, t3v = tab
+    hkeys, hvals, scal, _c3, t3k, t3v, _rules = tab
     a = st.shape[1]
     c = meta[M_TOPLAY]
     cand = np.empty(a, dtype=np.int64)
@@ -569,7 +605,11 @@ class RolloutPolicy:
     logits' coefficients), `meta` a JSON-able dict (training data, metrics).
     """
 
-    def __init__(self, keys, weights, meta: dict | None = None):
+    def __init__(self, keys, weights, meta: dict | None = None,
+                 self_atari_reject: float = SELF_ATARI_REJECT):
+        if not 0.0 <= self_atari_reject <= 1.0:
+            raise RolloutModelError(f"self_atari_reject must be in [0, 1], got {self_atari_reject}")
+        self.self_atari_reject = float(self_atari_reject)
         keys = np.asarray(keys)
         weights = np.asarray(weights)
         if keys.ndim != 1 or weights.ndim != 1 or keys.shape != weights.shape:
@@ -616,11 +656,17 @@ class RolloutPolicy:
         self.tables = self.new_tables()
 
     def new_tables(self, cache3_bits: int = CACHE3_BITS) -> tuple:
-        """A fresh `tables` tuple (hkeys, hvals, scal, c3, t3k, t3v): the extra argument of
-        `policy_playout`. c3 is a cache the playout writes to: threads running playouts at the
-        same time need a tuple each (the first three arrays are shared)."""
+        """A fresh `tables` tuple (hkeys, hvals, scal, c3, t3k, t3v, rules): the extra argument
+        of `policy_playout`. c3 is a cache the playout writes to: threads running playouts at the
+        same time need a tuple each (the other arrays are shared)."""
+        rules = np.zeros(N_RULES)
+        rules[RULE_SELF_ATARI] = self.self_atari_reject
         return (self.hkeys, self.hvals, self.scal, np.full((1 << cache3_bits, 4), -1.0),
-                self.t3k, self.t3v)
+                self.t3k, self.t3v, rules)
+
+    def with_self_atari_reject(self, rate: float) -> "RolloutPolicy":
+        """The same weights with another self-atari rule (`SELF_ATARI_REJECT`)."""
+        return RolloutPolicy(self.keys, self.weights, self.meta, self_atari_reject=rate)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -646,7 +692,7 @@ class RolloutPolicy:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path) -> "RolloutPolicy":
+    def load(cls, path, self_atari_reject: float = SELF_ATARI_REJECT) -> "RolloutPolicy":
         """Load a .npz written by `save`; RolloutModelError if it is missing or not valid."""
         path = Path(path)
         if not path.is_file():
@@ -670,7 +716,7 @@ class RolloutPolicy:
             raise RolloutModelError(
                 f"{path}: unknown rollout policy format {fmt!r} (expected {FORMAT})")
         try:
-            return cls(keys, weights, meta)
+            return cls(keys, weights, meta, self_atari_reject=self_atari_reject)
         except RolloutModelError as e:
             raise RolloutModelError(f"{path}: {e}") from e
 

@@ -11,6 +11,7 @@ from goengine.engine import board as B
 from goengine.engine.board import BLACK, EMPTY, WHITE, new_board
 from goengine.engine.coords import loc
 from goengine.engine.game import Game
+from goengine.engine.playout import seed as nb_seed
 from goengine.engine.rollout import patterns as P
 from goengine.engine.rollout.policy import (RolloutModelError, RolloutPolicy,
                                    checked_playout, incremental_weights, policy_playout,
@@ -199,7 +200,7 @@ def test_incremental_state_equals_scratch_during_playouts(policy, n):
         st, meta = new_board(n)
         stop = int(rng.integers(0, 2 * n * n))
         _score, _moves, errors, caps = checked_playout(st, meta, 3 * n * n, policy.tables, stop)
-        assert errors.tolist() == [0, 0, 0]
+        assert errors[:3].tolist() == [0, 0, 0]
         a = st.shape[1]
         inc = np.zeros(a)
         scr = np.zeros(a)
@@ -238,7 +239,6 @@ def test_incremental_weights_equal_scratch_after_captures(policy):
 def test_policy_playout_ends_legal_scored_and_keeps_eyes(policy, n):
     for seed in range(5 if n == 19 else 20):
         np.random.seed(seed)
-        from goengine.engine.playout import seed as nb_seed
         nb_seed(seed)
         st, meta = new_board(n)
         score, moves, errors, _caps = checked_playout(st, meta, 3 * n * n, policy.tables, -1)
@@ -263,6 +263,32 @@ def test_policy_playout_ends_legal_scored_and_keeps_eyes(policy, n):
     assert own.dtype == np.int8 and own.shape == (st.shape[1],)
     assert int(score) == int((own == BLACK).sum()) - int((own == WHITE).sum())
     assert set(np.unique(amaf)) <= {0, 1, 2} and (amaf > 0).sum() > 0
+
+
+@pytest.mark.parametrize("n", [9, 13])
+def test_self_atari_rule_redraws_self_ataris(policy, n):
+    """With the rule on, a drawn self-atari of two or more stones is drawn again: far fewer are
+    played than by the softmax alone, and the kept weights stay those of the position (the
+    temporary zero is undone)."""
+    played = {}
+    for rate in (0.0, 1.0):
+        tables = policy.with_self_atari_reject(rate).tables
+        self_ataris = moves_total = 0
+        for seed in range(12):
+            nb_seed(seed)
+            st, meta = new_board(n)
+            _score, moves, errors, _caps = checked_playout(st, meta, 3 * n * n, tables, -1)
+            assert errors[:3].tolist() == [0, 0, 0]
+            self_ataris += int(errors[3])
+            moves_total += moves
+        played[rate] = self_ataris / moves_total
+    assert played[0.0] > 0.005, played       # the random weights do play them
+    assert played[1.0] < 0.2 * played[0.0], played
+
+
+def test_self_atari_rate_out_of_range_is_refused(policy):
+    with pytest.raises(RolloutModelError, match="self_atari_reject"):
+        policy.with_self_atari_reject(1.5)
 
 
 def test_own_true_eyes_get_no_weight():
@@ -340,7 +366,7 @@ def test_bundled_model_if_present():
     for n in (9, 19):
         st, meta = new_board(n)
         _score, _moves, errors, _caps = checked_playout(st, meta, 3 * n * n, pol.tables, -1)
-        assert errors.tolist() == [0, 0, 0]
+        assert errors[:3].tolist() == [0, 0, 0]
 
 
 def test_uniform_policy_plays_to_the_end():
