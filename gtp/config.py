@@ -35,6 +35,8 @@ class EngineConfig:
     rollout: str = "auto"             # auto | policy | heuristic (playouts of the MCTS)
     rollout_self_atari: float | None = None  # RolloutPolicy.self_atari_reject (None: its default)
     lam: float | None = None          # AlphaGo lambda (None: NetSearchConfig's default)
+    lam_by_size: tuple[tuple[int, float], ...] = ()  # --search auto without --lambda: the
+                                      # measured lambda of each size (AUTO_LAMBDA)
     c_puct: float | None = None
     n_thr: int | None = None
     batch_size: int | None = None
@@ -76,6 +78,10 @@ SEARCH_MODELS = {
 }
 
 
+# --search auto: lambda of the AlphaGo search on the sizes where head-to-head matches chose one
+# other than the paper's 0.5 (docs/results/strength.md)
+AUTO_LAMBDA: dict[int, float] = {}
+
 MAX_DEFAULT_THREADS = 4    # a batch of 8 positions is small to split further (measured to 2)
 
 
@@ -98,7 +104,8 @@ def resolve_auto_search(config: EngineConfig) -> EngineConfig:
     """--search auto: the Zero search when only a Zero network is named (--zero FILE), else the
     AlphaGo search when its models are there, else the heuristic MCTS; and on each size that has
     a Zero network made for it in the model directory (zero-9x9.onnx), the Zero search with that
-    network, measured the stronger there (docs/results/strength.md, docs/gtp.md §3)."""
+    network, measured the stronger there (docs/results/strength.md, docs/gtp.md §3). Without
+    --lambda, the AlphaGo search's lambda on each size is the one measured there (AUTO_LAMBDA)."""
     if config.zero_file and not config.policy_file:
         return replace(config, search="zero", auto_search=True)
     have = all(os.path.isfile(model_path(config, kind))
@@ -106,7 +113,9 @@ def resolve_auto_search(config: EngineConfig) -> EngineConfig:
     sized = sized_load_files(config, "zero", on_cpu=True)
     return replace(config, search="alphago" if have else "heuristic", auto_search=True,
                    zero_sizes=tuple(sorted(n for n, f in sized.items() if os.path.isfile(f))),
-                   book_files=config.book_files or bundled_books(config))
+                   book_files=config.book_files or bundled_books(config),
+                   lam_by_size=(() if config.lam is not None
+                                else tuple(sorted(AUTO_LAMBDA.items()))))
 
 
 def bundled_books(config: EngineConfig) -> tuple[str, ...]:

@@ -230,6 +230,8 @@ def _net_config(cfg: EngineConfig, mode: str):
                  if v is not None}
     if cfg.gumbel:      # the AlphaGo search (--search auto's other sizes) ignores it
         overrides["gumbel"] = True
+    if cfg.lam_by_size:
+        overrides["lam_by_size"] = cfg.lam_by_size
     return NetSearchConfig(mode=mode, **overrides)
 
 

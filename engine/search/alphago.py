@@ -139,9 +139,10 @@ class AlphaGoSearch(NetworkSearch):
         cfg = self.config
         self._features_for(game.size)
         self._max_moves = int(cfg.max_moves_factor * game.size * game.size)
-        self._use_rollouts = cfg.lam > 0 or self.value is None
-        self._use_value = self.value is not None and cfg.lam < 1
-        self._lam = 1.0 if self.value is None else cfg.lam
+        lam = cfg.lam_for(game.size)
+        self._use_rollouts = lam > 0 or self.value is None
+        self._use_value = self.value is not None and lam < 1
+        self._lam = 1.0 if self.value is None else lam
         value = network_for(self.value, game.size)
         self._value_leads = self._use_value and value.has_score
         self._utility = cfg.score_utility    # the rollouts' margins give every leaf a score

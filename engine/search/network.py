@@ -59,6 +59,8 @@ class NetSearchConfig:
     c_base: float = 19652.0
     c_init: float = 1.25
     lam: float = 0.5               # lambda: weight of rollouts in the leaf value (AlphaGo: 0.5)
+    lam_by_size: tuple[tuple[int, float], ...] = ()  # (board size, lambda) pairs that replace
+                                                     # lam on those sizes
     n_thr: int = 8                 # expansion threshold (paper: 40, tuned to the GPU queue)
     n_vl: int = 3                  # virtual loss
     fpu: float = 0.2               # unvisited child's Q = parent's Q - fpu
@@ -99,10 +101,16 @@ class NetSearchConfig:
     gumbel_scale: float = 1.0      # the Gumbel noise's scale (mctx's gumbel_scale); 0: none, the
                                    # m most probable moves and a deterministic choice
 
+    def lam_for(self, size: int) -> float:
+        """Lambda on size x size boards."""
+        return dict(self.lam_by_size).get(size, self.lam)
+
     def __post_init__(self):
         if self.c_puct is None:     # frozen: the mode's default set once, here
             object.__setattr__(self, "c_puct",
                                ZERO_C_PUCT if self.mode == "zero" else ALPHAGO_C_PUCT)
+        if not all(0.0 <= lam <= 1.0 for lam in (self.lam, *dict(self.lam_by_size).values())):
+            raise ValueError("lambda must be in [0, 1]")
         if self.gumbel_k < 1:
             raise ValueError(f"gumbel_k must be at least 1, not {self.gumbel_k}")
         if not (self.gumbel_c_visit >= 0 and self.gumbel_c_scale >= 0 and self.gumbel_scale >= 0):

@@ -134,6 +134,20 @@ def test_lambda_one_ignores_the_value_network():
     assert trees[0] == trees[1]
 
 
+def test_lambda_by_size_replaces_lambda_on_its_sizes():
+    """lam_by_size: on 5x5 the value net alone (lambda 0), on 7x7 the default lambda 0.5."""
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago", lam=0.5, lam_by_size=((5, 0.0),), n_thr=1),
+                      policy=None, value=BlackValue(0.3), seed=2)
+    for n, lam in ((5, 0.0), (7, 0.5)):
+        s.search(Game(n), BLACK, playouts=60)
+        t = s.tree
+        visited = [c for c in t.children(t.root) if t.ti[T.I_N, c] > 0]
+        rollouts = sum(int(t.ti[T.I_NR, c]) for c in visited)
+        assert (rollouts == 0) == (lam == 0.0), (n, rollouts)
+    with pytest.raises(ValueError, match="lambda"):
+        NetSearchConfig(mode="alphago", lam_by_size=((19, 1.5),))
+
+
 def test_won_terminal_position_raises_q_of_winner_on_path():
     """Black passes after white passed on a board black owns: the pass child is a won terminal."""
     g = Game(5, Rules(komi=0.5))

@@ -12,8 +12,8 @@ from goengine.engine.evaluator import UniformEvaluator
 from goengine.engine.player import Player
 from goengine.engine.search.mcts import MctsSearch
 from goengine.engine.search.policy import PolicyPlayer
-from goengine.gtp import loader
-from goengine.gtp.config import EngineConfig
+from goengine.gtp import config, loader
+from goengine.gtp.config import EngineConfig, resolve_auto_search
 from goengine.gtp.server import REGISTRY, Server
 from goengine.gtp.session import Session
 
@@ -54,6 +54,21 @@ def test_the_session_ponders_only_searches_with_a_tree():
     s.params["ponder"] = True
     s.ponder_pending = True
     assert s.ponder_job() is None                 # no tree: nothing to keep for the next move
+
+
+def test_auto_search_plays_each_size_at_its_measured_lambda(monkeypatch):
+    """--search auto without --lambda: the AlphaGo search takes AUTO_LAMBDA's lambda on its
+    sizes and 0.5 elsewhere; --lambda applies to every size."""
+    monkeypatch.setattr(config, "AUTO_LAMBDA", {19: 1.0})
+    auto = resolve_auto_search(EngineConfig(size=13, seed=1, no_book=True))
+    assert auto.search == "alphago" and auto.lam_by_size == ((19, 1.0),)
+    s = Session(auto, lambda: loader)
+    s.game = loader.new_game(13, s.rules)
+    loader.load_player(s)
+    search = s.player.search
+    assert (search.config.lam_for(19), search.config.lam_for(13)) == (1.0, 0.5)
+    told = resolve_auto_search(EngineConfig(size=13, lam=0.25, no_book=True))
+    assert told.lam_by_size == ()
 
 
 class _HeldLoader:
