@@ -103,9 +103,13 @@ class Player:
             self.config = dataclasses.replace(self.config, **{name: TUNABLE[name](value)})
             return
         search_cfg = self.search.config
-        if name in {f.name for f in dataclasses.fields(search_cfg)}:
+        names = {f.name for f in dataclasses.fields(search_cfg)}
+        if name in names:
             kind = type(getattr(search_cfg, name))
-            self.search.config = dataclasses.replace(search_cfg, **{name: _parse(kind, value)})
+            changes = {name: _parse(kind, value)}
+            if name == "lam" and "lam_by_size" in names:    # a lambda set by hand is every size's,
+                changes["lam_by_size"] = ()                 # as --lambda's
+            self.search.config = dataclasses.replace(search_cfg, **changes)
             return
         if name in {f.name for f in dataclasses.fields(self.time.config)}:
             cur = getattr(self.time.config, name)

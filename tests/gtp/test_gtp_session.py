@@ -67,6 +67,8 @@ def test_auto_search_plays_each_size_at_its_measured_lambda(monkeypatch):
     loader.load_player(s)
     search = s.player.search
     assert (search.config.lam_for(19), search.config.lam_for(13)) == (1.0, 0.5)
+    s.player.set_param("lam", "0.25")       # GTP's lambda, like --lambda, is every size's
+    assert (search.config.lam_for(19), search.config.lam_for(13)) == (0.25, 0.25)
     told = resolve_auto_search(EngineConfig(size=13, lam=0.25, no_book=True))
     assert told.lam_by_size == ()
 
