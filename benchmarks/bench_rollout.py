@@ -37,6 +37,9 @@ from goengine.engine.replay import ReplayError, replay  # noqa: E402
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playouts  # noqa: E402
 from goengine.engine.search.alphago import rollouts  # noqa: E402
 from goengine.sgf_tools.archives import iter_games  # noqa: E402
+from goengine.training.rollout.data import load_games, select_positions  # noqa: E402
+from goengine.training.rollout.features import Dictionary, extract_all  # noqa: E402
+from goengine.training.rollout.sgd import heldout_metrics  # noqa: E402
 from goengine.models.names import BUNDLED_DIR, MODEL_FILES  # noqa: E402
 
 GOAL_US = 5.0
@@ -111,9 +114,6 @@ def heldout_value(pol: RolloutPolicy, heldout: str, positions: int, playouts: in
 
 
 def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) -> tuple[float, int]:
-    from goengine.training.rollout.data import load_games, select_positions
-    from goengine.training.rollout.features import Dictionary, extract_all
-    from goengine.training.rollout.sgd import heldout_metrics
     games = load_games([heldout], size=19)
     sel = select_positions(games, positions, np.random.default_rng(seed))
     dic = Dictionary(pol.keys)

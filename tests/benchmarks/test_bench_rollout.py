@@ -1,0 +1,34 @@
+"""benchmarks/bench_rollout.py run as a user runs it, on real held-out games at a tiny budget: it
+prints a speed row and a value error for each self-atari rule (no figure asserted), and a rule
+out of range is a usage error."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "benchmarks" / "bench_rollout.py"
+GAMES = ROOT / "tests" / "data" / "games" / "tygem9d-2015-06"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), "--sizes", "9", "--seconds", "0.2",
+                           "--heldout", str(GAMES), *args], cwd=ROOT, text=True,
+                          capture_output=True, timeout=600)
+
+
+def test_each_self_atari_rule_gets_a_speed_row_and_a_value_error():
+    proc = _run("--positions", "50", "--value-positions", "4", "--value-playouts", "2",
+                "--self-atari", "0,1")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split() for line in proc.stdout.splitlines() if line.startswith("   9 ")]
+    assert [r[1] for r in rows] == ["0", "1"] and rows[0][6] == "1.00", proc.stdout
+    assert "self-atari 0: MSE" in proc.stdout and "self-atari 1: MSE" in proc.stdout, proc.stdout
+    assert "held-out top-1" in proc.stdout
+
+
+def test_a_rule_out_of_range_is_a_usage_error():
+    proc = _run("--self-atari", "0,1.5")
+    assert proc.returncode == 2 and "self_atari_reject" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
