@@ -3,13 +3,14 @@ the rollouts' value error and the held-out top-1 accuracy of a rollout .npz, aga
 (AlphaGo: 2 us/move, 24.2%).
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout.py [--model models/bundled/rollout.npz]
-        [--heldout PATH] [--positions 20000] [--self-atari 0,0.9]
+        [--heldout PATH] [--positions 20000] [--rules 0:0,0.9:0.9]
         [--value-positions 500] [--value-playouts 16]
 
-Speed and the value error are printed for each self-atari rule of `--self-atari` (the chance
-that the playout draws again a move that puts two or more of its own stones in atari,
-engine.rollout.policy), the first the baseline of the speed ratio and of the value error's
-paired difference. The value error is AlphaGo's Figure 2b measure: at one uniformly drawn
+Speed and the value error are printed for each pair of playout rules of `--rules`,
+SELF_ATARI:CAPTURE (engine.rollout.policy.PlayoutRules: the chance that the playout draws again
+a move that puts two or more of its own stones in atari, and the chance that it captures a
+string of two or more opponent stones left in atari), the first the baseline of the speed ratio
+and of the value error's paired difference. The value error is AlphaGo's Figure 2b measure: at one uniformly drawn
 position of each held-out game, the mean result of the rollouts against the game's winner.
 
 The held-out games default to ../shared/data/tygem9d/tygem9d-2015-06.tar.bz2 beside the project.
@@ -34,7 +35,8 @@ from data_paths import default_data, missing  # noqa: E402
 from goengine.engine.board import BLACK, new_board  # noqa: E402
 from goengine.engine.playout import random_playouts, seed as nb_seed  # noqa: E402
 from goengine.engine.replay import ReplayError, replay  # noqa: E402
-from goengine.engine.rollout.policy import RolloutPolicy, policy_playouts  # noqa: E402
+from goengine.engine.rollout.policy import (PlayoutRules, RolloutPolicy,  # noqa: E402
+                                            policy_playouts)
 from goengine.engine.search.alphago import rollouts  # noqa: E402
 from goengine.sgf_tools.archives import iter_games  # noqa: E402
 from goengine.training.rollout.data import load_games, select_positions  # noqa: E402
@@ -75,12 +77,12 @@ def heuristic_speed(n: int, seconds: float) -> float:
 
 
 def heldout_value(pol: RolloutPolicy, heldout: str, positions: int, playouts: int,
-                  rates: list[float], seed: int) -> list[tuple[float, float, float]]:
+                  rules: list[PlayoutRules], seed: int) -> list[tuple[float, float, float]]:
     """The rollouts as a value estimate (AlphaGo's Figure 2b): at one position a game, drawn
     uniformly from the held-out games with a winner, the mean result of `playouts` rollouts
     (+1 win, -1 loss for the side to move, at the game's komi) against the game's winner. For
-    each self-atari rate: (MSE, its paired difference from the first rate's, that difference's
-    standard error); every rate plays from the same positions."""
+    each playout rule: (MSE, its paired difference from the first rate's, that difference's
+    standard error); every rule plays from the same positions."""
     rng = np.random.default_rng(seed)
     games = []
     for record in iter_games(heldout):
@@ -93,9 +95,9 @@ def heldout_value(pol: RolloutPolicy, heldout: str, positions: int, playouts: in
             continue
         if len(games) >= positions:
             break
-    errors = np.zeros((len(rates), len(games)))
-    for r, rate in enumerate(rates):
-        tab = pol.with_self_atari_reject(rate).tables
+    errors = np.zeros((len(rules), len(games)))
+    for r, rule in enumerate(rules):
+        tab = pol.with_rules(rule).tables
         nb_seed(seed + r)
         for i, (game, winner) in enumerate(games):
             sts = np.repeat(game.st[None], playouts, axis=0)
@@ -106,11 +108,16 @@ def heldout_value(pol: RolloutPolicy, heldout: str, positions: int, playouts: in
             outcome = mover if winner == "b" else -mover
             errors[r, i] = (mover * z.mean() - outcome) ** 2
     out = []
-    for r in range(len(rates)):
+    for r in range(len(rules)):
         diff = errors[r] - errors[0]
         out.append((float(errors[r].mean()), float(diff.mean()),
                     float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else 0.0))
     return out
+
+
+def _name(rule: PlayoutRules) -> str:
+    """SELF_ATARI:CAPTURE, as --rules takes it."""
+    return f"{rule.self_atari:g}:{rule.capture:g}"
 
 
 def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) -> tuple[float, int]:
@@ -135,40 +142,39 @@ def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) ->
               help="held-out positions (one a game) for the rollouts' value MSE (0 skips it)")
 @click.option("--value-playouts", default=16, show_default=True, type=click.IntRange(1),
               help="rollouts per position for the value MSE")
-@click.option("--self-atari", "rates", default="0,0.9", show_default=True,
-              help="self-atari rules to compare (engine.rollout.policy.SELF_ATARI_REJECT), the "
-              "first the baseline of the ratios")
+@click.option("--rules", "rule_text", default="0:0,0.9:0.9", show_default=True,
+              help="playout rules to compare, SELF_ATARI:CAPTURE chances each "
+              "(engine.rollout.policy.PlayoutRules), the first the baseline of the ratios")
 def main(model: str, heldout: str, positions: int, seconds: float, sizes: str, seed: int,
-         value_positions: int, value_playouts: int, rates: str) -> None:
+         value_positions: int, value_playouts: int, rule_text: str) -> None:
     if heldout is None:
         raise click.UsageError(missing("--heldout", HELDOUT) + " (--heldout '' skips the accuracy)")
     try:
-        rate_list = [float(x) for x in rates.split(",")]
-        pol = RolloutPolicy.load(model).with_self_atari_reject(rate_list[0])
-        for x in rate_list:
-            pol.with_self_atari_reject(x)
-    except ValueError as e:     # RolloutModelError is one
-        raise click.UsageError(str(e)) from e
+        rules = [PlayoutRules(*(float(x) for x in item.split(":", 1)))
+                 for item in rule_text.split(",")]
+        pol = RolloutPolicy.load(model)
+    except (ValueError, TypeError) as e:     # RolloutModelError is a ValueError
+        raise click.UsageError(f"--rules {rule_text!r}: {e}") from e
     print(f"model {model}: {len(pol)} features {pol.family_counts()}, "
           f"trained on {pol.meta.get('positions', '?')} positions")
-    print(f"{'size':>4} {'self-atari':>10} {'us/move':>8} {'goal':>5} {'ok':>3} "
+    print(f"{'size':>4} {'rules':>9} {'us/move':>8} {'goal':>5} {'ok':>3} "
           f"{'playouts/s':>11} {'ratio':>6} {'moves/playout':>13} {'heuristic playouts/s':>21}")
     for n in [int(s) for s in sizes.split(",")]:
         h = heuristic_speed(n, min(seconds, 3.0))
         base = None
-        for rate in rate_list:
-            us, pps, mpp = policy_speed(pol.with_self_atari_reject(rate), n, seconds)
+        for rule in rules:
+            us, pps, mpp = policy_speed(pol.with_rules(rule), n, seconds)
             base = base or pps
             ok = "yes" if us <= GOAL_US else "NO"
-            print(f"{n:>4} {rate:10g} {us:8.2f} {GOAL_US:5.1f} {ok:>3} {pps:11.0f} "
+            print(f"{n:>4} {_name(rule):>9} {us:8.2f} {GOAL_US:5.1f} {ok:>3} {pps:11.0f} "
                   f"{pps / base:6.2f} {mpp:13.0f} {h:21.0f}", flush=True)
     if heldout and value_positions:
-        rows = heldout_value(pol, heldout, value_positions, value_playouts, rate_list, seed)
+        rows = heldout_value(pol, heldout, value_positions, value_playouts, rules, seed)
         print(f"rollout value on {value_positions} held-out positions of "
               f"{os.path.basename(heldout)}, {value_playouts} rollouts each (MSE, +-1 results):")
-        for rate, (mse, diff, se) in zip(rate_list, rows):
-            print(f"  self-atari {rate:g}: MSE {mse:.4f} ({diff:+.4f} +- {se:.4f} against "
-                  f"{rate_list[0]:g})")
+        for rule, (mse, diff, se) in zip(rules, rows):
+            print(f"  rules {_name(rule)}: MSE {mse:.4f} ({diff:+.4f} +- {se:.4f} against "
+                  f"{_name(rules[0])})")
     if heldout:
         top1, n = heldout_top1(pol, heldout, positions, seed)
         ok = "yes" if top1 >= GOAL_TOP1 else "NO"

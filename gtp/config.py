@@ -33,7 +33,8 @@ class EngineConfig:
     seed: int | None = None
     name: str = "goengine"
     rollout: str = "auto"             # auto | policy | heuristic (playouts of the MCTS)
-    rollout_self_atari: float | None = None  # RolloutPolicy.self_atari_reject (None: its default)
+    rollout_self_atari: float | None = None  # PlayoutRules.self_atari (None: its default)
+    rollout_capture: float | None = None     # PlayoutRules.capture (None: its default)
     lam: float | None = None          # AlphaGo lambda (None: NetSearchConfig's default)
     lam_by_size: tuple[tuple[int, float], ...] = ()  # --search auto without --lambda: the
                                       # measured lambda of each size (AUTO_LAMBDA)

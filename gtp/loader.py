@@ -19,7 +19,7 @@ from goengine.engine.compile_helper import CompileHelper, compile_all, compiled_
 from goengine.engine.coords import PASS
 from goengine.engine.game import Game, IllegalMove, format_result
 from goengine.engine.player import Player, PlayerConfig
-from goengine.engine.rollout.policy import RolloutModelError, RolloutPolicy
+from goengine.engine.rollout.policy import PlayoutRules, RolloutModelError, RolloutPolicy
 from goengine.engine.rules import Rules
 from goengine.engine.search.mcts import MctsConfig, MctsSearch
 from goengine.engine.search.alphago import AlphaGoSearch
@@ -242,14 +242,16 @@ def _rollout_policy(cfg: EngineConfig, default: str):
     if choice != "policy":
         return None
     path = model_path(cfg, "rollout")
+    rules = {k: v for k, v in (("self_atari", cfg.rollout_self_atari),
+                               ("capture", cfg.rollout_capture)) if v is not None}
     try:
-        pol = (RolloutPolicy.load(path) if cfg.rollout_self_atari is None
-               else RolloutPolicy.load(path, self_atari_reject=cfg.rollout_self_atari))
+        pol = RolloutPolicy.load(path, PlayoutRules(**rules))
     except RolloutModelError as exc:
         log.warning("no rollout policy (%s); using the heuristic playouts", exc)
         return None
-    log.info("rollout policy %s (%d features, self-atari redrawn with chance %g)", path, len(pol),
-             pol.self_atari_reject)
+    log.info("rollout policy %s (%d features; rules: self-atari redrawn with chance %g, a string "
+             "left in atari taken with chance %g)", path, len(pol), pol.rules.self_atari,
+             pol.rules.capture)
     return pol
 
 

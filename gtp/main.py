@@ -64,6 +64,10 @@ def _finite(ctx, param, value):
               help="Rollout policy: chance that a drawn move putting two or more of its own "
                    "stones in atari (capturing nothing) is drawn again (default 0: the learned "
                    "softmax alone, as AlphaGo's).")
+@click.option("--rollout-capture", type=click.FloatRange(0, 1), default=None,
+              help="Rollout policy: chance that a string of two or more of the opponent's stones "
+                   "that a recent move left in atari is captured instead of drawing a move "
+                   "(default 0: the learned softmax alone, as AlphaGo's).")
 @click.option("--lambda", "lam", type=click.FloatRange(0, 1), default=None,
               help="AlphaGo search: weight of rollouts in the leaf value (default 0.5).")
 @click.option("--c-puct", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -168,9 +172,10 @@ def _finite(ctx, param, value):
                    "background at every start: the search for the board at hand before its "
                    "first move, the rest after it, with a second process where the cache is "
                    "empty.")
-def cli(size, komi, rules, search, rollout, rollout_self_atari, lam, c_puct, n_thr, batch_size,
-        policy_temperature, rollout_threads, value_komi, komi_scale, score_utility,
-        dynamic_score_utility, dynamic_score_scale, gumbel, gumbel_k, ponder, lag_margin, lag_unreported,
+def cli(size, komi, rules, search, rollout, rollout_self_atari, rollout_capture, lam, c_puct,
+        n_thr, batch_size, policy_temperature, rollout_threads, value_komi, komi_scale,
+        score_utility, dynamic_score_utility, dynamic_score_scale, gumbel, gumbel_k, ponder,
+        lag_margin, lag_unreported,
         time_manager, model_dir, model_precision, policy_file, value_file, zero_file,
         book_files, no_book, playouts,
         visits, time_per_move, threads,
@@ -190,7 +195,8 @@ def cli(size, komi, rules, search, rollout, rollout_self_atari, lam, c_puct, n_t
                           time_per_move=time_per_move,
                           threads=threads, resign_threshold=resign_threshold, seed=seed,
                           name=name.strip(), rollout=rollout.lower(),
-                          rollout_self_atari=rollout_self_atari, lam=lam, c_puct=c_puct,
+                          rollout_self_atari=rollout_self_atari,
+                          rollout_capture=rollout_capture, lam=lam, c_puct=c_puct,
                           n_thr=n_thr, batch_size=batch_size,
                           policy_temperature=policy_temperature,
                           rollout_threads=rollout_threads, value_komi=value_komi,

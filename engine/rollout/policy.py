@@ -20,10 +20,13 @@ gets the colour that first played p), plus one argument, the tuple `RolloutPolic
   raw 3x3 code ([code, black, white, -]). The playout writes it: threads running playouts at the
   same time need a tuple each (`RolloutPolicy.new_tables()`; the other arrays are shared and
   read-only);
-* `rules` float64[N_RULES]: the playout's rules beside the softmax. `RULE_SELF_ATARI`: the chance
-  that a drawn move which leaves its own string of two or more stones in atari, capturing
-  nothing (`engine.playout.is_bad_self_atari`, the heuristic playouts' rule), is drawn again
-  without it (at most `SELF_ATARI_TRIES` times a move); 0 plays the softmax alone, as AlphaGo.
+* `rules` float64[N_RULES] (`PlayoutRules.array()`): the playout's rules beside the softmax, each
+  a chance; 0 plays the softmax alone, as AlphaGo. `RULE_CAPTURE`: a string of two or more of the
+  opponent's stones that a recent move left in atari (the last `ATARI_SLOTS` such strings are
+  watched) is captured, the largest first, instead of drawing a move. `RULE_SELF_ATARI`: a drawn
+  move that leaves its own string of two or more stones in atari, capturing nothing
+  (`engine.playout.is_bad_self_atari`, the heuristic playouts' test; a single stone may still
+  throw in), is drawn again without it (at most `SELF_ATARI_TRIES` times a move).
 
 The weight of a move is the product of the exp(weights) of its active features (the softmax
 numerator). Incremental evaluation: per point, the pattern state (colour + liberty bucket) and the
@@ -44,13 +47,15 @@ import json
 import math
 import os
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from goengine.engine.board import (BLACK, EMPTY, F_COLOR, F_NEXT, M_KO, M_KOCOLOR, M_LAST, M_N,
-                          M_TOPLAY, M_W, WHITE, area_ownership, is_eye, legality, play_pass)
+from goengine.engine.board import (BLACK, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, F_SIZE, M_KO,
+                          M_KOCOLOR, M_LAST, M_N, M_TOPLAY, M_W, WHITE, area_ownership,
+                          find_liberty, is_eye, legality, play_pass)
 from goengine.engine.playout import is_bad_self_atari
 from goengine.engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
                                      FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3,
@@ -63,11 +68,15 @@ from goengine.engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FA
 
 FORMAT = "goengine-rollout-v1"
 CACHE3_BITS = 13     # 3x3 weight cache: 2^13 entries of 32 bytes
-# The playout's rules beside the learned softmax, `rules` float64[N_RULES] of the tables:
+# The playout's rules beside the learned softmax, `rules` float64[N_RULES] of the tables
+# (`PlayoutRules`):
 RULE_SELF_ATARI = 0  # chance that a drawn self-atari of two or more stones is redrawn
-N_RULES = 1
-SELF_ATARI_REJECT = 0.0   # the default: the softmax alone, as AlphaGo's rollouts
+RULE_CAPTURE = 1     # chance that an opponent string of two or more stones left in atari is taken
+N_RULES = 2
+SELF_ATARI_REJECT = 0.0   # the defaults: the softmax alone, as AlphaGo's rollouts
+CAPTURE = 0.0
 SELF_ATARI_TRIES = 3      # redraws a move at most
+ATARI_SLOTS = 16          # the strings lately put in atari that the capture rule watches
 
 
 class RolloutModelError(ValueError):
@@ -385,6 +394,43 @@ def _scale_for_move(q, m, ci, w, wgt, rsum, tsave, i, rtmark, rlist, rsave, nr, 
 
 
 @njit(cache=True)
+def _watch_ataris(st, meta, p, watch, nwatch):
+    """After a move at p: the strings of two or more stones it left in atari (the opponent's
+    next to p, and the mover's own) join the ring `watch`. Returns the new count of entries."""
+    w = meta[M_W]
+    for q in (p, p - w, p + w, p - 1, p + 1):
+        col = st[F_COLOR, q]
+        if col == BLACK or col == WHITE:
+            h = st[F_HEAD, q]
+            if st[F_LIBS, h] == 1 and st[F_SIZE, h] >= 2:
+                watch[nwatch % ATARI_SLOTS] = q
+                nwatch += 1
+    return nwatch
+
+
+@njit(cache=True)
+def _capture_point(st, meta, c, watch, nwatch):
+    """The point that captures the largest string of two or more stones of c's opponent among
+    the watched ones (any stone of the string was recorded: strings merge) that is in atari now,
+    or -1."""
+    best = -1
+    best_size = 1
+    for i in range(min(nwatch, ATARI_SLOTS)):
+        q = watch[i]
+        if st[F_COLOR, q] != 3 - c:
+            continue
+        h = st[F_HEAD, q]
+        if st[F_LIBS, h] != 1 or st[F_SIZE, h] <= best_size:
+            continue
+        lib = find_liberty(st, meta, h)
+        if lib == meta[M_KO] and meta[M_KOCOLOR] == c:
+            continue
+        best = lib
+        best_size = st[F_SIZE, h]
+    return best
+
+
+@njit(cache=True)
 def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
     """Number of kept values that differ from a from-scratch computation (with an empty cache)."""
     a = st.shape[1]
@@ -409,7 +455,7 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
 
 
 @njit(cache=True)
-def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, reject, check,
+def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, rules, check,
                   errors, stop_after):
     a = st.shape[1]
     w = meta[M_W]
@@ -432,6 +478,10 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, r
     sa = np.empty(16, dtype=np.int64)
     masks = np.empty(8, dtype=np.int64)
     cells = np.empty((8, NAKADE_MAX), dtype=np.int64)
+    watch = np.empty(ATARI_SLOTS, dtype=np.int64)
+    nwatch = 0
+    reject = rules[RULE_SELF_ATARI]
+    capture = rules[RULE_CAPTURE]
     _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v)
     nlcaps = np.int64(0)    # not the literal 0: numba would compile _temp_features for both
     stamp = 0
@@ -449,19 +499,24 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, r
         for i in range(nt):
             nr = _scale_for_move(tq[i], tm[i], ci, w, wgt, rsum, tsave, i, rtmark, rlist, rsave,
                                  nr, stamp)
-        p = _sample(meta, wgt, rsum, ci)
-        # a self-atari of two or more stones is redrawn with probability `reject` (the learned
-        # softmax sees liberties only as buckets of its 3x3 neighbours, and one such move in a
-        # capturing race decides the playout); the point's weight is zeroed for this move only
-        tries = 0
-        while (p >= 0 and tries < SELF_ATARI_TRIES and reject > 0.0
-               and is_bad_self_atari(st, meta, p, c) and np.random.random() < reject):
-            tq[nt] = p
-            nr = _scale_for_move(p, 0.0, ci, w, wgt, rsum, tsave, nt, rtmark, rlist, rsave, nr,
-                                 stamp)
-            nt += 1
-            tries += 1
+        # the learned softmax sees liberties only as buckets of its 3x3 neighbours, and in a
+        # capturing race one move decides the playout: a string of two or more stones left in
+        # atari is taken with probability `capture`, and a self-atari of two or more stones is
+        # drawn again with probability `reject` (its weight zeroed for this move only)
+        p = -1
+        if capture > 0.0 and nwatch > 0 and np.random.random() < capture:
+            p = _capture_point(st, meta, c, watch, nwatch)
+        if p < 0:
             p = _sample(meta, wgt, rsum, ci)
+            tries = 0
+            while (p >= 0 and tries < SELF_ATARI_TRIES and reject > 0.0
+                   and is_bad_self_atari(st, meta, p, c) and np.random.random() < reject):
+                tq[nt] = p
+                nr = _scale_for_move(p, 0.0, ci, w, wgt, rsum, tsave, nt, rtmark, rlist, rsave,
+                                     nr, stamp)
+                nt += 1
+                tries += 1
+                p = _sample(meta, wgt, rsum, ci)
         for i in range(nt - 1, -1, -1):     # backwards: a point may be listed twice
             wgt[ci, tq[i]] = tsave[i]
         for i in range(nr):
@@ -478,12 +533,17 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, r
                     errors[1] += 1
                 if is_bad_self_atari(st, meta, p, c):
                     errors[3] += 1
+                q = _capture_point(st, meta, c, watch, nwatch)
+                if q >= 0 and q != p:
+                    errors[4] += 1
             if amaf[p] == 0:
                 amaf[p] = c
             stamp += 1
             nlcaps = _play_update(st, meta, p, c, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v,
                                   lcaps, dmark, dlist, rmark, stamp)
             passes = 0
+            if capture > 0.0 or check:
+                nwatch = _watch_ataris(st, meta, p, watch, nwatch)
             if check:
                 errors[2] += _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v)
         moves += 1
@@ -500,7 +560,7 @@ def policy_playout(st, meta, max_moves, amaf, tab):
     hkeys, hvals, scal, c3, t3k, t3v, rules = tab
     errors = np.zeros(1, dtype=np.int64)
     score, own, _m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3,
-                                           t3k, t3v, rules[RULE_SELF_ATARI], False, errors, -1)
+                                           t3k, t3v, rules, False, errors, -1)
     return score, own
 
 
@@ -517,8 +577,7 @@ def policy_playouts(st0, meta0, count, max_moves, tab):
         meta = meta0.copy()
         amaf[:] = 0
         score, _own, m, _n, _c = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal,
-                                               c3, t3k, t3v, rules[RULE_SELF_ATARI], False,
-                                               errors, -1)
+                                               c3, t3k, t3v, rules, False, errors, -1)
         total += score
         nmoves += m
     return total / count, nmoves
@@ -528,15 +587,16 @@ def policy_playouts(st0, meta0, count, max_moves, tab):
 def checked_playout(st, meta, max_moves, tab, stop_after):
     """A playout that verifies every move (test kernel). Returns (score, moves, errors, caps)
     with errors = [illegal moves, own-eye fills, kept values differing from scratch, self-ataris
-    of two or more stones played]; the board
+    of two or more stones played, moves that left an opponent string of two or more stones in
+    atari uncaptured where the capture rule saw it]; the board
     is left where the playout stopped (`stop_after` >= 0 stops early) and caps holds the stones
     the last move captured."""
     hkeys, hvals, scal, c3, t3k, t3v, rules = tab
     amaf = np.zeros(st.shape[1], dtype=np.int8)
-    errors = np.zeros(4, dtype=np.int64)
+    errors = np.zeros(5, dtype=np.int64)
     score, _own, moves, ncaps, caps = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals,
-                                                    scal, c3, t3k, t3v, rules[RULE_SELF_ATARI],
-                                                    True, errors, stop_after)
+                                                    scal, c3, t3k, t3v, rules, True, errors,
+                                                    stop_after)
     return score, moves, errors, caps[:ncaps].copy()
 
 
@@ -598,6 +658,27 @@ def scratch_weights(st, meta, caps, ncaps, tab, out):
 
 
 # ---- the model ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PlayoutRules:
+    """The playout's rules beside the learned softmax (module docstring, `rules`): each the
+    chance that it acts where it applies; 0 leaves the softmax alone, as AlphaGo's rollouts."""
+    self_atari: float = SELF_ATARI_REJECT  # a drawn self-atari of 2+ stones is drawn again
+    capture: float = CAPTURE               # an opponent string of 2+ stones left in atari is taken
+
+    def __post_init__(self):
+        for name in ("self_atari", "capture"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise RolloutModelError(f"the {name} rule's chance must be in [0, 1], got {value}")
+
+    def array(self) -> np.ndarray:
+        """`rules` of the tables: float64[N_RULES]."""
+        out = np.zeros(N_RULES)
+        out[RULE_SELF_ATARI] = self.self_atari
+        out[RULE_CAPTURE] = self.capture
+        return out
+
+
 class RolloutPolicy:
     """Weights of the linear softmax rollout policy, keyed by pattern keys.
 
@@ -606,10 +687,8 @@ class RolloutPolicy:
     """
 
     def __init__(self, keys, weights, meta: dict | None = None,
-                 self_atari_reject: float = SELF_ATARI_REJECT):
-        if not 0.0 <= self_atari_reject <= 1.0:
-            raise RolloutModelError(f"self_atari_reject must be in [0, 1], got {self_atari_reject}")
-        self.self_atari_reject = float(self_atari_reject)
+                 rules: PlayoutRules = PlayoutRules()):
+        self.rules = rules
         keys = np.asarray(keys)
         weights = np.asarray(weights)
         if keys.ndim != 1 or weights.ndim != 1 or keys.shape != weights.shape:
@@ -659,14 +738,12 @@ class RolloutPolicy:
         """A fresh `tables` tuple (hkeys, hvals, scal, c3, t3k, t3v, rules): the extra argument
         of `policy_playout`. c3 is a cache the playout writes to: threads running playouts at the
         same time need a tuple each (the other arrays are shared)."""
-        rules = np.zeros(N_RULES)
-        rules[RULE_SELF_ATARI] = self.self_atari_reject
         return (self.hkeys, self.hvals, self.scal, np.full((1 << cache3_bits, 4), -1.0),
-                self.t3k, self.t3v, rules)
+                self.t3k, self.t3v, self.rules.array())
 
-    def with_self_atari_reject(self, rate: float) -> "RolloutPolicy":
-        """The same weights with another self-atari rule (`SELF_ATARI_REJECT`)."""
-        return RolloutPolicy(self.keys, self.weights, self.meta, self_atari_reject=rate)
+    def with_rules(self, rules: PlayoutRules) -> "RolloutPolicy":
+        """The same weights with other playout rules."""
+        return RolloutPolicy(self.keys, self.weights, self.meta, rules=rules)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -692,7 +769,7 @@ class RolloutPolicy:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path, self_atari_reject: float = SELF_ATARI_REJECT) -> "RolloutPolicy":
+    def load(cls, path, rules: PlayoutRules = PlayoutRules()) -> "RolloutPolicy":
         """Load a .npz written by `save`; RolloutModelError if it is missing or not valid."""
         path = Path(path)
         if not path.is_file():
@@ -716,7 +793,7 @@ class RolloutPolicy:
             raise RolloutModelError(
                 f"{path}: unknown rollout policy format {fmt!r} (expected {FORMAT})")
         try:
-            return cls(keys, weights, meta, self_atari_reject=self_atari_reject)
+            return cls(keys, weights, meta, rules=rules)
         except RolloutModelError as e:
             raise RolloutModelError(f"{path}: {e}") from e
 
@@ -762,5 +839,5 @@ def _last_captures(game) -> np.ndarray:
     return caps.astype(np.int64)
 
 
-__all__ = ["RolloutPolicy", "RolloutModelError", "policy_playout", "policy_playouts",
+__all__ = ["RolloutPolicy", "RolloutModelError", "PlayoutRules", "policy_playout", "policy_playouts",
            "checked_playout", "incremental_weights", "scratch_weights", "FORMAT"]

@@ -13,7 +13,7 @@ from goengine.engine.coords import loc
 from goengine.engine.game import Game
 from goengine.engine.playout import seed as nb_seed
 from goengine.engine.rollout import patterns as P
-from goengine.engine.rollout.policy import (RolloutModelError, RolloutPolicy,
+from goengine.engine.rollout.policy import (PlayoutRules, RolloutModelError, RolloutPolicy,
                                    checked_playout, incremental_weights, policy_playout,
                                    scratch_weights)
 from goengine.models.names import BUNDLED_DIR, MODEL_FILES
@@ -272,7 +272,7 @@ def test_self_atari_rule_redraws_self_ataris(policy, n):
     temporary zero is undone)."""
     played = {}
     for rate in (0.0, 1.0):
-        tables = policy.with_self_atari_reject(rate).tables
+        tables = policy.with_rules(PlayoutRules(self_atari=rate)).tables
         self_ataris = moves_total = 0
         for seed in range(12):
             nb_seed(seed)
@@ -286,9 +286,27 @@ def test_self_atari_rule_redraws_self_ataris(policy, n):
     assert played[1.0] < 0.2 * played[0.0], played
 
 
-def test_self_atari_rate_out_of_range_is_refused(policy):
-    with pytest.raises(RolloutModelError, match="self_atari_reject"):
-        policy.with_self_atari_reject(1.5)
+@pytest.mark.parametrize("n", [9, 13])
+def test_capture_rule_takes_strings_left_in_atari(policy, n):
+    """With the capture rule always on, no move leaves uncaptured a string of two or more
+    opponent stones that a recent move left in atari; the softmax alone leaves some."""
+    missed = {}
+    for rate in (0.0, 1.0):
+        tables = policy.with_rules(PlayoutRules(capture=rate)).tables
+        missed[rate] = 0
+        for seed in range(12):
+            nb_seed(seed)
+            st, meta = new_board(n)
+            _score, _moves, errors, _caps = checked_playout(st, meta, 3 * n * n, tables, -1)
+            assert errors[:3].tolist() == [0, 0, 0]
+            missed[rate] += int(errors[4])
+    assert missed[0.0] > 0 and missed[1.0] == 0, missed
+
+
+def test_rules_out_of_range_are_refused(policy):
+    for rules in ({"self_atari": 1.5}, {"capture": -0.1}):
+        with pytest.raises(RolloutModelError, match="rule's chance"):
+            policy.with_rules(PlayoutRules(**rules))
 
 
 def test_own_true_eyes_get_no_weight():

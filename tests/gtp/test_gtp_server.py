@@ -94,7 +94,8 @@ def test_unknown_and_invalid_command_line_arguments_fail_clearly(repo_root):
                         (["--resign-threshold", "1.5"], "--resign-threshold"), (["extra"], "unexpected"),
                         (["--model-dir", "/no/such/dir"], "--model-dir"),
                         (["--time-per-move", "0"], "--time-per-move"),
-                        (["--rollout-self-atari", "2"], "--rollout-self-atari")):
+                        (["--rollout-self-atari", "2"], "--rollout-self-atari"),
+                        (["--rollout-capture", "-1"], "--rollout-capture")):
         proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", *args], capture_output=True,
                               cwd=repo_root, timeout=30, stdin=subprocess.DEVNULL)
         assert proc.returncode == 2, (args, proc.stderr)
@@ -102,14 +103,15 @@ def test_unknown_and_invalid_command_line_arguments_fail_clearly(repo_root):
         assert proc.stdout == b""
 
 
-def test_rollout_self_atari_reaches_the_rollouts(gtp_engine):
-    """--rollout-self-atari sets the AlphaGo search's rollout policy's rule; the engine plays."""
+def test_rollout_rules_reach_the_rollouts(gtp_engine):
+    """--rollout-self-atari and --rollout-capture set the AlphaGo search's rollout rules; the
+    engine plays with them."""
     with gtp_engine("--search", "alphago", "--size", "9", "--playouts", "40",
-                    "--rollout-self-atari", "0.9", quiet=False) as eng:
+                    "--rollout-self-atari", "0.9", "--rollout-capture", "0.8", quiet=False) as eng:
         move = eng.ok("genmove b", timeout=180)
         assert move.strip(), move
-    assert any("self-atari redrawn with chance 0.9" in line for line in eng.stderr_lines), \
-        eng.stderr_lines[-10:]
+    assert any("self-atari redrawn with chance 0.9, a string left in atari taken with chance 0.8"
+               in line for line in eng.stderr_lines), eng.stderr_lines[-10:]
 
 
 def test_console_script_is_installed():
