@@ -47,6 +47,14 @@ def _parse(kind, value: str):
     return kind(value)
 
 
+def _scalar_fields(config) -> dict:
+    """The fields of a search's config that GTP can read and set: one number, flag or word each
+    (a per-size table such as `lam_by_size` is the command line's to set)."""
+    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
+            if getattr(config, f.name) is None
+            or isinstance(getattr(config, f.name), (bool, int, float, str))}
+
+
 def _optional_int(value: str) -> int | None:
     """A count limit; 'none' lifts it (the move is then limited by time)."""
     return None if str(value).strip().lower() == "none" else int(value)
@@ -103,12 +111,12 @@ class Player:
             self.config = dataclasses.replace(self.config, **{name: TUNABLE[name](value)})
             return
         search_cfg = self.search.config
-        names = {f.name for f in dataclasses.fields(search_cfg)}
+        names = set(_scalar_fields(search_cfg))
         if name in names:
             kind = type(getattr(search_cfg, name))
             changes = {name: _parse(kind, value)}
-            if name == "lam" and "lam_by_size" in names:    # a lambda set by hand is every size's,
-                changes["lam_by_size"] = ()                 # as --lambda's
+            if name == "lam" and hasattr(search_cfg, "lam_by_size"):  # a lambda set by hand is
+                changes["lam_by_size"] = ()                 # every size's, as --lambda's
             self.search.config = dataclasses.replace(search_cfg, **changes)
             return
         if name in {f.name for f in dataclasses.fields(self.time.config)}:
@@ -121,7 +129,7 @@ class Player:
 
     def params(self) -> dict:
         out = {k: getattr(self.config, k) for k in TUNABLE}
-        out.update(dataclasses.asdict(self.search.config))
+        out.update(_scalar_fields(self.search.config))
         out.update({k: v for k, v in dataclasses.asdict(self.time.config).items()})
         return out
 

@@ -7,6 +7,8 @@ import os
 import threading
 import time
 
+import pytest
+
 import goengine.gtp.commands  # noqa: F401  (registers the handlers)
 from goengine.engine.evaluator import UniformEvaluator
 from goengine.engine.player import Player
@@ -69,6 +71,10 @@ def test_auto_search_plays_each_size_at_its_measured_lambda(monkeypatch):
     assert (search.config.lam_for(19), search.config.lam_for(13)) == (1.0, 0.5)
     s.player.set_param("lam", "0.25")       # GTP's lambda, like --lambda, is every size's
     assert (search.config.lam_for(19), search.config.lam_for(13)) == (0.25, 0.25)
+    # the table is the command line's: GTP neither lists nor sets it
+    assert "lam" in s.player.params() and "lam_by_size" not in s.player.params()
+    with pytest.raises(KeyError):
+        s.player.set_param("lam_by_size", "0.5")
     told = resolve_auto_search(EngineConfig(size=13, lam=0.25, no_book=True))
     assert told.lam_by_size == ()
 
