@@ -50,9 +50,8 @@ def _parse(kind, value: str):
 def _scalar_fields(config) -> dict:
     """The fields of a search's config that GTP can read and set: one number, flag or word each
     (a per-size table such as `lam_by_size` is the command line's to set)."""
-    return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)
-            if getattr(config, f.name) is None
-            or isinstance(getattr(config, f.name), (bool, int, float, str))}
+    values = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    return {k: v for k, v in values.items() if v is None or isinstance(v, (bool, int, float, str))}
 
 
 def _optional_int(value: str) -> int | None:
