@@ -13,11 +13,20 @@ import sys
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from goengine.engine.timecontrol import Clock
 from goengine.match.runner import EngineSpec, Match, MatchConfig, MatchError, default_referee
 from goengine.match.sprt import Sprt
-from goengine.match.summary import GameResult
+from goengine.match.summary import GameResult, read_results
+
+MATCH_FILE = "match.json"       # a match's settings in its --sgf-dir, for --resume
+RESUME_OVERRIDES = ("games", "stderr_dir")    # what a resumed match may change (and --quiet)
+OPTION_ORDER = ("cmd_a", "cmd_b", "name_a", "name_b", "games", "size", "komi", "handicap",
+                "rules", "time_per_move", "main_time", "byoyomi", "byoyomi_stones",
+                "time_forfeit", "lag", "move_timeout", "command_timeout", "startup_timeout",
+                "max_moves", "sgf_dir", "jsonl_path", "csv_path", "referee", "stderr_dir",
+                "seed", "sprt")
 
 
 def _split_command(value: str, what: str) -> list[str]:
@@ -47,7 +56,7 @@ def _handicap(ctx, param, value):
     return value
 
 
-def _sprt(ctx, param, value) -> Sprt | None:
+def _sprt(value: str | None) -> Sprt | None:
     """--sprt ELO0,ELO1 as a Sprt (alpha = beta = 0.05)."""
     if value is None:
         return None
@@ -56,7 +65,7 @@ def _sprt(ctx, param, value) -> Sprt | None:
         return Sprt(elo0, elo1)
     except ValueError as e:
         raise click.BadParameter(f"{value!r}: expected ELO0,ELO1 with ELO0 < ELO1, e.g. 0,35 "
-                                 f"({e})") from None
+                                 f"({e})", param_hint="'--sprt'") from None
 
 
 def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> tuple[Clock | None, bool]:
@@ -80,10 +89,10 @@ def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> t
 
 
 def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
-                    csv_path: str | None) -> tuple[str, str]:
-    """Make the SGF dir (emptied of an earlier match's games with --overwrite); the results files,
-    by default in it."""
-    old = sorted(d.glob("game-*.sgf")) if d.is_dir() else []
+                    csv_path: str | None, resume: bool = False) -> tuple[str, str]:
+    """Make the SGF dir (emptied of an earlier match's games with --overwrite; a resumed match
+    keeps its own); the results files, by default in it."""
+    old = sorted(d.glob("game-*.sgf")) if d.is_dir() and not resume else []
     if old and not overwrite:
         raise click.UsageError(f"{d} already holds {len(old)} games of an earlier "
                                "match; pass --overwrite or choose another --sgf-dir")
@@ -102,9 +111,9 @@ def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"], "show_default": True})
-@click.option("--a", "--black-cmd", "cmd_a", required=True, metavar="CMD",
+@click.option("--a", "--black-cmd", "cmd_a", default=None, metavar="CMD",
               help="Command line of engine A (black in game 1), e.g. \"gnugo --mode gtp\".")
-@click.option("--b", "--white-cmd", "cmd_b", required=True, metavar="CMD",
+@click.option("--b", "--white-cmd", "cmd_b", default=None, metavar="CMD",
               help="Command line of engine B.")
 @click.option("--name-a", default=None, help="Display name of A (default: its GTP name+version).")
 @click.option("--name-b", default=None, help="Display name of B.")
@@ -153,16 +162,72 @@ def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
               help="Seed the coin flip for who takes black in game 1 (default: A does).")
 @click.option("--overwrite", is_flag=True,
               help="Reuse an SGF dir that holds games of an earlier match (its files are replaced).")
-@click.option("--sprt", default=None, callback=_sprt, metavar="ELO0,ELO1",
+@click.option("--sprt", default=None, metavar="ELO0,ELO1",
               help="Stop once a sequential probability ratio test (alpha = beta = 0.05, as the "
                    "Zero loop's gating) decides whether A is ELO1 stronger than B (H1) or only "
                    "ELO0 (H0), e.g. 0,35; --games is then the most played.")
+@click.option("--resume", type=click.Path(file_okay=False), default=None, metavar="SGF_DIR",
+              help="Play on a match begun with --sgf-dir SGF_DIR and stopped (its match.json "
+                   "holds its settings; --games may raise its length): the games continue from "
+                   "the next number, colours alternating, the SPRT and the summary over all.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines, only the summary.")
-def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_per_move,
-         main_time, byoyomi, byoyomi_stones, time_forfeit, lag, move_timeout, command_timeout,
-         startup_timeout, max_moves, sgf_dir, jsonl_path, csv_path, referee, stderr_dir, seed,
-         overwrite, sprt, quiet):
+@click.pass_context
+def main(ctx, resume, quiet, overwrite, **options):
     """Play a match between two GTP engines A and B, refereed by goengine's rules core."""
+    if resume is not None:
+        if overwrite:
+            raise click.UsageError("--resume keeps the match's games: drop --overwrite")
+        options = resumed_options(ctx, Path(resume), options)
+    else:
+        for key, flag in (("cmd_a", "--a"), ("cmd_b", "--b")):
+            if options[key] is None:
+                raise click.UsageError(f"Missing option '{flag}' (or --resume SGF_DIR)")
+    play(options, quiet=quiet, overwrite=overwrite, resume=resume is not None)
+
+
+def resumed_options(ctx: click.Context, d: Path, given: dict) -> dict:
+    """The options of the match in `d` (its MATCH_FILE), with those of RESUME_OVERRIDES that
+    this command line gives; any other option given is a usage error."""
+    flags = {p.name: p.opts[0] for p in ctx.command.params}
+    changed = [flags[k] for k in given if k not in RESUME_OVERRIDES
+               and ctx.get_parameter_source(k) is not ParameterSource.DEFAULT]
+    if changed:
+        raise click.UsageError(f"--resume plays on with the settings {d / MATCH_FILE} holds; "
+                               f"it takes only --games, --stderr-dir and --quiet beside it, not "
+                               f"{', '.join(changed)}")
+    path = d / MATCH_FILE
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))["options"]
+        if set(stored) != set(given):
+            raise ValueError(f"options {sorted(set(stored) ^ set(given))} differ from this "
+                             "engine-match's")
+    except FileNotFoundError:
+        raise click.UsageError(f"{d} holds no {MATCH_FILE}: only a match begun with --sgf-dir "
+                               "can be resumed") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise click.UsageError(f"{path} is not engine-match's record of a match: {e}") from None
+    options = dict(stored)
+    options.update({k: given[k] for k in RESUME_OVERRIDES
+                    if ctx.get_parameter_source(k) is not ParameterSource.DEFAULT})
+    options["sgf_dir"] = str(d)     # the folder as named now
+    return options
+
+
+def write_json(path: str, obj) -> None:
+    """`obj` as JSON at `path`, whole or not at all (a temporary file renamed over it)."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(obj, f, indent=2)
+    os.replace(tmp, path)
+
+
+def play(options: dict, quiet: bool, overwrite: bool, resume: bool) -> None:
+    """Run the match the options describe (a new one, or with `resume` the one in its SGF dir)."""
+    (cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_per_move, main_time,
+     byoyomi, byoyomi_stones, time_forfeit, lag, move_timeout, command_timeout, startup_timeout,
+     max_moves, sgf_dir, jsonl_path, csv_path, referee, stderr_dir, seed, sprt) = (
+        options[k] for k in OPTION_ORDER)
+    sprt = _sprt(sprt)
     argv_a = _split_command(cmd_a, "'--a'")
     argv_b = _split_command(cmd_b, "'--b'")
 
@@ -177,8 +242,15 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
     else:
         referee_argv = _split_command(referee, "'--referee'")
 
+    previous = []
     if sgf_dir:
-        jsonl_path, csv_path = prepare_sgf_dir(Path(sgf_dir), overwrite, jsonl_path, csv_path)
+        jsonl_path, csv_path = prepare_sgf_dir(Path(sgf_dir), overwrite, jsonl_path, csv_path,
+                                               resume)
+        if resume:
+            try:
+                previous = read_results(jsonl_path) if os.path.exists(jsonl_path) else []
+            except (OSError, ValueError) as e:
+                raise click.UsageError(f"cannot resume: {e}") from None
 
     try:
         cfg = MatchConfig(
@@ -191,6 +263,8 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
             sprt=sprt)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
+    if sgf_dir:     # what --resume plays on with (a resumed match's own: its --games)
+        write_json(os.path.join(sgf_dir, MATCH_FILE), {"options": options})
 
     def progress(res: GameResult, match: Match) -> None:
         if quiet:
@@ -215,11 +289,13 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
 
     if not quiet:
         tc_s = clock.describe() if clock else "no clock"
+        if resume:
+            click.echo(f"engine-match: resuming {sgf_dir} after game {len(previous)}")
         click.echo(f"engine-match: {games} games on {size}x{size}, komi {komi:g}"
                    + (f", handicap {handicap}" if handicap else "")
                    + f", {rules} rules, {tc_s}, move timeout {move_timeout:g} s"
                    + f", referee: {shlex.join(referee_argv) if referee_argv else 'none'}")
-    match = Match(cfg, progress=progress, log=log)
+    match = Match(cfg, progress=progress, log=log, previous=previous)
     interrupted = False
     try:
         summary = match.run()
@@ -231,8 +307,7 @@ def main(cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_
         summary = match.summary()
     click.echo(summary.format())
     if sgf_dir:
-        with open(os.path.join(sgf_dir, "summary.json"), "w", encoding="utf-8") as f:
-            json.dump(summary.as_dict(), f, indent=2)
+        write_json(os.path.join(sgf_dir, "summary.json"), summary.as_dict())
     if interrupted:
         sys.exit(130)
 

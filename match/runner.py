@@ -30,7 +30,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from goengine.engine.colors import BLACK, COLOUR_LETTERS, WHITE
 from goengine.engine.coords import PASS, CoordError, format_gtp, parse_gtp
@@ -183,12 +183,18 @@ def _describe(e: GtpClientError) -> str:
 class Match:
     def __init__(self, cfg: MatchConfig,
                  progress: Callable[[GameResult, "Match"], None] | None = None,
-                 log: Callable[[str], None] | None = None):
+                 log: Callable[[str], None] | None = None,
+                 previous: Sequence[GameResult] = ()):
+        """`previous`: the games 1..k a resumed match already played (match.summary's
+        read_results); this one plays on from game k + 1, its SPRT over all of them."""
         self.cfg = cfg
         self.progress = progress
         self.log = log or (lambda msg: None)
         self.players = {"A": _Player("A", cfg.engine_a, cfg), "B": _Player("B", cfg.engine_b, cfg)}
-        self.results: list[GameResult] = []
+        self.results: list[GameResult] = list(previous)
+        for r in previous:      # the names to report if no game is left to play
+            self.players[r.black].name = r.black_name
+            self.players[r.white].name = r.white_name
         # tells the matches apart when several append to the same results file
         self.match_id = time.strftime("%Y%m%d-%H%M%S") + f"-{os.getpid()}"
         self._referee: GtpClient | None = None
@@ -200,6 +206,11 @@ class Match:
 
     # ------------------------------------------------------------------ match
     def run(self) -> MatchSummary:
+        first = len(self.results) + 1
+        if self.sprt_decision() != "continue" or first > self.cfg.games:
+            self.log(f"nothing left to play after {first - 1} games"
+                     + (f": {self.summary().sprt}" if self.cfg.sprt else ""))
+            return self.summary()
         try:
             for lab, p in self.players.items():
                 try:
@@ -210,7 +221,7 @@ class Match:
             if self.players["A"].name == self.players["B"].name:
                 self.players["A"].name += " (A)"
                 self.players["B"].name += " (B)"
-            for i in range(1, self.cfg.games + 1):
+            for i in range(first, self.cfg.games + 1):
                 res = self.play_game(i)
                 self.results.append(res)
                 self._write_result(res)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
@@ -41,6 +42,35 @@ class GameResult:
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, row: dict) -> "GameResult":
+        """A result as `as_dict` wrote it (JSON's lists back to tuples); keys it does not hold
+        (a results row's match_id and names) are ignored."""
+        d = {f.name: row[f.name] for f in dataclasses.fields(cls) if f.name in row}
+        for key in ("closest_a", "closest_b"):
+            if d.get(key) is not None:
+                d[key] = tuple(d[key])
+        return cls(**d)
+
+
+def read_results(path: str) -> list[GameResult]:
+    """The games of a results file (engine-match's JSON lines) in order, for a resumed match.
+    ValueError unless they are games 1..k of one series, each once."""
+    results = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                results.append(GameResult.from_dict(json.loads(line)))
+            except (ValueError, TypeError, KeyError) as e:
+                raise ValueError(f"{path}, line {n}: not a game result ({e})") from None
+    indices = [r.index for r in results]
+    if indices != list(range(1, len(results) + 1)):
+        raise ValueError(f"{path} holds games {indices[:10]}{'...' if len(indices) > 10 else ''},"
+                         " not games 1 to k of one match")
+    return results
 
 
 @dataclass

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from goengine.engine.timecontrol import BLACK, Clock
 from goengine.gtp.timekeeping import time_left_args, time_settings_args
 from goengine.match.cli import main as cli_main
 from goengine.match.runner import EngineSpec, Match, MatchConfig, MatchError
+from goengine.match.sprt import Sprt
 from goengine.match.stats import wilson_interval
 from goengine.sgf_tools.reader import read_sgf_file
 
@@ -217,6 +219,61 @@ def test_cli_argument_errors(tmp_path):
     assert r.exit_code == 2
     r = runner.invoke(cli_main, ["--b", "true"])
     assert r.exit_code == 2 and "--a" in r.output
+
+
+def test_resume_plays_on_a_stopped_match(script, tmp_path):
+    """A match stopped after 2 games, resumed to 5: games 3-5 follow with the colours
+    alternating on, and the summary and the SPRT count all five."""
+    out = tmp_path / "m"
+    engine = shlex.join(script + ["normal"])
+    # 9 moves on 9x9 (the move cap), komi 0.5: black wins every game by 0.5
+    first = ["--a", engine, "--b", engine, "--name-a", "first", "--name-b", "second",
+             "-n", "2", "--size", "9", "--komi", "0.5", "--max-moves", "9", "--referee", "none",
+             "--seed", "3", "--sprt", "0,100", "--sgf-dir", str(out)]
+    r = CliRunner().invoke(cli_main, first)
+    assert r.exit_code == 0, r.output
+    assert json.loads((out / "match.json").read_text())["options"]["games"] == 2
+    r = CliRunner().invoke(cli_main, ["--resume", str(out), "--games", "5"])
+    assert r.exit_code == 0, r.output
+    assert f"resuming {out} after game 2" in r.output
+    assert "game 3/5:" in r.output and "game 1/5" not in r.output
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert [x["index"] for x in rows] == [1, 2, 3, 4, 5]
+    assert [x["black"] for x in rows] == ["A", "B", "A", "B", "A"]   # seed 3: A black first
+    assert [x["winner"] for x in rows] == ["A", "B", "A", "B", "A"]
+    assert sorted(p.name for p in out.glob("game-*.sgf")) == [f"game-{i:04d}.sgf"
+                                                               for i in range(1, 6)]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["games"] == 5 and summary["wins"] == {"A": 3, "B": 2}
+    assert summary["sprt"] == Sprt(0, 100).describe(3, 0, 2)
+    assert summary["names"] == {"A": "first", "B": "second"}
+    assert json.loads((out / "match.json").read_text())["options"]["games"] == 5
+    # all played: nothing more, the same summary
+    r = CliRunner().invoke(cli_main, ["--resume", str(out)])
+    assert r.exit_code == 0 and "games 5: A 3 wins, B 2 wins" in r.output
+    assert len((out / "results.jsonl").read_text().splitlines()) == 5
+
+
+def test_resume_usage_errors(script, tmp_path):
+    out = tmp_path / "m"
+    engine = shlex.join(script + ["normal"])
+    r = CliRunner().invoke(cli_main, ["--a", engine, "--b", engine, "-n", "1", "--size", "5",
+                                      "--max-moves", "4", "--referee", "none",
+                                      "--sgf-dir", str(out)])
+    assert r.exit_code == 0, r.output
+    for args, said in ((["--size", "9"], "not --size"), (["--a", engine], "not --a"),
+                       (["--overwrite"], "drop --overwrite")):
+        r = CliRunner().invoke(cli_main, ["--resume", str(out), *args])
+        assert r.exit_code == 2 and said in r.output, r.output
+    r = CliRunner().invoke(cli_main, ["--resume", str(tmp_path)])
+    assert r.exit_code == 2 and "holds no match.json" in r.output
+    (out / "results.jsonl").write_text((out / "results.jsonl").read_text().replace(
+        '"index": 1', '"index": 2'))
+    r = CliRunner().invoke(cli_main, ["--resume", str(out), "--games", "3"])
+    assert r.exit_code == 2 and "cannot resume" in r.output and "games [2]" in r.output
+    (out / "match.json").write_text("{")
+    r = CliRunner().invoke(cli_main, ["--resume", str(out)])
+    assert r.exit_code == 2 and "not engine-match's record of a match" in r.output
 
 
 @pytest.mark.slow
