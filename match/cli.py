@@ -166,7 +166,8 @@ def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
               help="Stop once a sequential probability ratio test (alpha = beta = 0.05, as the "
                    "Zero loop's gating) decides whether A is ELO1 stronger than B (H1) or only "
                    "ELO0 (H0), e.g. 0,35; --games is then the most played.")
-@click.option("--resume", type=click.Path(file_okay=False), default=None, metavar="SGF_DIR",
+@click.option("--resume", type=click.Path(exists=True, file_okay=False), default=None,
+              metavar="SGF_DIR",
               help="Play on a match begun with --sgf-dir SGF_DIR and stopped (its match.json "
                    "holds its settings; --games may raise its length): the games continue from "
                    "the next number, colours alternating, the SPRT and the summary over all.")
