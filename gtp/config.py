@@ -80,9 +80,10 @@ SEARCH_MODELS = {
 
 
 # --search auto: lambda of the AlphaGo search on the sizes where head-to-head matches at ~1 s a
-# move chose one other than the paper's 0.5 (docs/results/strength.md): on 13x13 rollouts alone
-# (lambda 1) won 16 of 19 against 0.5 with the bundled value net, SPRT(0, 100) H1
-AUTO_LAMBDA: dict[int, float] = {13: 1.0}
+# move chose one other than the paper's 0.5 (docs/results/strength.md): rollouts alone (lambda 1)
+# against 0.5 with the bundled value net won 16 of 19 on 13x13 and 23 of 31 on 19x19, each
+# SPRT(0, 100) H1
+AUTO_LAMBDA: dict[int, float] = {13: 1.0, 19: 1.0}
 
 MAX_DEFAULT_THREADS = 4    # a batch of 8 positions is small to split further (measured to 2)
 
