@@ -22,11 +22,6 @@ from goengine.match.summary import GameResult, read_results
 
 MATCH_FILE = "match.json"       # a match's settings in its --sgf-dir, for --resume
 RESUME_OVERRIDES = ("games", "stderr_dir")    # what a resumed match may change (and --quiet)
-OPTION_ORDER = ("cmd_a", "cmd_b", "name_a", "name_b", "games", "size", "komi", "handicap",
-                "rules", "time_per_move", "main_time", "byoyomi", "byoyomi_stones",
-                "time_forfeit", "lag", "move_timeout", "command_timeout", "startup_timeout",
-                "max_moves", "sgf_dir", "jsonl_path", "csv_path", "referee", "stderr_dir",
-                "seed", "sprt")
 
 
 def _split_command(value: str, what: str) -> list[str]:
@@ -183,7 +178,7 @@ def main(ctx, resume, quiet, overwrite, **options):
         for key, flag in (("cmd_a", "--a"), ("cmd_b", "--b")):
             if options[key] is None:
                 raise click.UsageError(f"Missing option '{flag}' (or --resume SGF_DIR)")
-    play(options, quiet=quiet, overwrite=overwrite, resume=resume is not None)
+    play(options, quiet=quiet, overwrite=overwrite, resume=resume is not None, **options)
 
 
 def resumed_options(ctx: click.Context, d: Path, given: dict) -> dict:
@@ -222,12 +217,12 @@ def write_json(path: str, obj) -> None:
     os.replace(tmp, path)
 
 
-def play(options: dict, quiet: bool, overwrite: bool, resume: bool) -> None:
-    """Run the match the options describe (a new one, or with `resume` the one in its SGF dir)."""
-    (cmd_a, cmd_b, name_a, name_b, games, size, komi, handicap, rules, time_per_move, main_time,
-     byoyomi, byoyomi_stones, time_forfeit, lag, move_timeout, command_timeout, startup_timeout,
-     max_moves, sgf_dir, jsonl_path, csv_path, referee, stderr_dir, seed, sprt) = (
-        options[k] for k in OPTION_ORDER)
+def play(options: dict, quiet: bool, overwrite: bool, resume: bool, *, cmd_a, cmd_b, name_a,
+         name_b, games, size, komi, handicap, rules, time_per_move, main_time, byoyomi,
+         byoyomi_stones, time_forfeit, lag, move_timeout, command_timeout, startup_timeout,
+         max_moves, sgf_dir, jsonl_path, csv_path, referee, stderr_dir, seed, sprt) -> None:
+    """Run the match `options` (the keywords) describe: a new one, or with `resume` the one in
+    its SGF dir. `options` is what MATCH_FILE keeps of it."""
     sprt = _sprt(sprt)
     argv_a = _split_command(cmd_a, "'--a'")
     argv_b = _split_command(cmd_b, "'--b'")
