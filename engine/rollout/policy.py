@@ -26,7 +26,7 @@ gets the colour that first played p), plus one argument, the tuple `RolloutPolic
   watched) is captured, the largest first, instead of drawing a move. `RULE_SELF_ATARI`: a drawn
   move that leaves its own string of two or more stones in atari, capturing nothing
   (`engine.playout.is_bad_self_atari`, the heuristic playouts' test; a single stone may still
-  throw in), is drawn again without it (at most `SELF_ATARI_TRIES` times a move).
+  throw in, and a nakade sacrifice, `engine.playout.is_nakade_sacrifice`, is played too), is drawn again without it (at most `SELF_ATARI_TRIES` times a move).
 
 The weight of a move is the product of the exp(weights) of its active features (the softmax
 numerator). Incremental evaluation: per point, the pattern state (colour + liberty bucket) and the
@@ -56,7 +56,7 @@ from numba import njit
 from goengine.engine.board import (BLACK, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, F_SIZE, M_KO,
                           M_KOCOLOR, M_LAST, M_N, M_TOPLAY, M_W, WHITE, area_ownership,
                           find_liberty, is_eye, legality, play_pass)
-from goengine.engine.playout import is_bad_self_atari
+from goengine.engine.playout import is_bad_self_atari, is_nakade_sacrifice
 from goengine.engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
                                      FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3,
                                      K_DIAMOND, K_NAKADE, K_NEIGHBOUR, K_SAVE, N_SCALARS,
@@ -455,6 +455,13 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
 
 
 @njit(cache=True)
+def _rejected_self_atari(st, meta, p, c):
+    """What the self-atari rule draws again: a self-atari of two or more stones that captures
+    nothing and is no nakade sacrifice."""
+    return is_bad_self_atari(st, meta, p, c) and not is_nakade_sacrifice(st, meta, p, c)
+
+
+@njit(cache=True)
 def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, rules, check,
                   errors, stop_after):
     a = st.shape[1]
@@ -510,7 +517,7 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, r
             p = _sample(meta, wgt, rsum, ci)
             tries = 0
             while (p >= 0 and tries < SELF_ATARI_TRIES and reject > 0.0
-                   and is_bad_self_atari(st, meta, p, c) and np.random.random() < reject):
+                   and _rejected_self_atari(st, meta, p, c) and np.random.random() < reject):
                 tq[nt] = p
                 nr = _scale_for_move(p, 0.0, ci, w, wgt, rsum, tsave, nt, rtmark, rlist, rsave,
                                      nr, stamp)
@@ -531,7 +538,7 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, r
                     errors[0] += 1
                 if is_eye(st, meta, p, c):
                     errors[1] += 1
-                if is_bad_self_atari(st, meta, p, c):
+                if _rejected_self_atari(st, meta, p, c):
                     errors[3] += 1
                 q = _capture_point(st, meta, c, watch, nwatch)
                 if q >= 0 and q != p:

@@ -58,6 +58,19 @@ from training_games import FIXTURE as HUMAN_GAMES  # noqa: E402
 from zero_nets import TINY, export_tiny_zero  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def int8_twins_of_random_nets(monkeypatch):
+    """The tiny nets of these tests (random, or trained for a few steps) have a nearly constant
+    value and nearly tied policy logits, so how closely their int8 twins follow them is set by
+    the CPU's int8 kernels (value relative error 0.25 on an AMD EPYC with AVX2 alone, where
+    onnxruntime's u8s8 products can saturate; within 0.1 on the AVX-512 Xeons), and the quantizer
+    refused their twins on some CPUs and some runs. These tests are about where twins are made
+    and who plays them; how well a twin follows its float net is tests/training/test_quantize.py's
+    (a test here that wants a twin refused sets its own threshold)."""
+    monkeypatch.setattr(quantize, "MAX_RELATIVE_ERROR", float("inf"))
+    monkeypatch.setattr(quantize, "MIN_TOP1_AGREEMENT", 0.0)
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     """ONNX path of a one-block, 8-filter Zero net with random weights."""
