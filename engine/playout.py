@@ -12,8 +12,7 @@ with a learned softmax when weights are given, see engine.rollout):
 `is_nakade_sacrifice` tells the self-ataris of two or more stones that kill an eye space by nakade;
 the learned rollout policy's self-atari rule lets them through (engine.rollout.policy). These
 playouts do not: with them, the dead-stone judgement (engine.deadstones) lost the seki of its
-tests, the two groups' mean ownership falling from 0.86 and -0.75 to 0.06, as the sacrifices they
-allow elsewhere on the board turn the fights around the seki.
+tests, the two groups' mean ownership falling from 0.86 and -0.75 to 0.06.
 
 The game ends after two passes (a side passes when it has no such move) or `max_moves` moves, and
 is scored by Tromp-Taylor area (with the eye rule above, every remaining point is settled).
@@ -115,8 +114,9 @@ def is_nakade_sacrifice(st, meta, p, c):
     opponent's and whose capture leaves a dead shape: the string and its one liberty are the
     whole space (every neighbour of the liberty is the string, an opponent stone or the edge), one
     opponent string surrounds it (with two, the taker may connect them through the space: a seki
-    is not a nakade) and the string's stones form a `killable_shape`. The opponent takes the string by playing the
-    liberty, which leaves exactly the string's points as its eye space, and the killer moves next."""
+    is not a nakade) and the string's stones form a `killable_shape`. The opponent takes the
+    string by playing the liberty, which leaves exactly the string's points as its eye space, and
+    the killer moves next."""
     w = meta[M_W]
     meta[M_MARK] += 1
     mark = meta[M_MARK]

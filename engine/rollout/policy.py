@@ -26,7 +26,8 @@ gets the colour that first played p), plus one argument, the tuple `RolloutPolic
   watched) is captured, the largest first, instead of drawing a move. `RULE_SELF_ATARI`: a drawn
   move that leaves its own string of two or more stones in atari, capturing nothing
   (`engine.playout.is_bad_self_atari`, the heuristic playouts' test; a single stone may still
-  throw in, and a nakade sacrifice, `engine.playout.is_nakade_sacrifice`, is played too), is drawn again without it (at most `SELF_ATARI_TRIES` times a move).
+  throw in, and a nakade sacrifice, `engine.playout.is_nakade_sacrifice`, is played too), is
+  drawn again without it (at most `SELF_ATARI_TRIES` times a move).
 
 The weight of a move is the product of the exp(weights) of its active features (the softmax
 numerator). Incremental evaluation: per point, the pattern state (colour + liberty bucket) and the
