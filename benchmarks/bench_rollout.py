@@ -3,13 +3,15 @@ the rollouts' value error and the held-out top-1 accuracy of a rollout .npz, aga
 (AlphaGo: 2 us/move, 24.2%).
 
     NUMBA_NUM_THREADS=1 python benchmarks/bench_rollout.py [--model models/bundled/rollout.npz]
-        [--heldout PATH] [--positions 20000] [--rules 0:0,0.9:0.9]
+        [--heldout PATH] [--positions 20000] [--rules 0:0:0,0.9:0.9:1]
         [--value-positions 500] [--value-playouts 16]
 
-Speed and the value error are printed for each pair of playout rules of `--rules`,
-SELF_ATARI:CAPTURE (engine.rollout.policy.PlayoutRules: the chance that the playout draws again
-a move that puts two or more of its own stones in atari, and the chance that it captures a
-string of two or more opponent stones left in atari), the first the baseline of the speed ratio
+Speed and the value error are printed for each set of playout rules of `--rules`,
+SELF_ATARI:CAPTURE[:BIG_SELF_ATARI] (engine.rollout.policy.PlayoutRules: the chance that the
+playout draws again a move that puts two or more of its own stones in atari, the chance that it
+captures a string of two or more opponent stones left in atari, and the chance that it draws
+again a self-atari of seven or more stones, the rule's default where not given), the first the
+baseline of the speed ratio
 and of the value error's paired difference. The value error is AlphaGo's Figure 2b measure: at one uniformly drawn
 position of each held-out game, the mean result of the rollouts against the game's winner.
 
@@ -117,7 +119,7 @@ def heldout_value(pol: RolloutPolicy, heldout: str, positions: int, playouts: in
 
 def _name(rule: PlayoutRules) -> str:
     """SELF_ATARI:CAPTURE, as --rules takes it."""
-    return f"{rule.self_atari:g}:{rule.capture:g}"
+    return f"{rule.self_atari:g}:{rule.capture:g}:{rule.big_self_atari:g}"
 
 
 def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) -> tuple[float, int]:
@@ -142,22 +144,22 @@ def heldout_top1(pol: RolloutPolicy, heldout: str, positions: int, seed: int) ->
               help="held-out positions (one a game) for the rollouts' value MSE (0 skips it)")
 @click.option("--value-playouts", default=16, show_default=True, type=click.IntRange(1),
               help="rollouts per position for the value MSE")
-@click.option("--rules", "rule_text", default="0:0,0.9:0.9", show_default=True,
-              help="playout rules to compare, SELF_ATARI:CAPTURE chances each "
+@click.option("--rules", "rule_text", default="0:0:0,0:0:1,0.9:0.9:1", show_default=True,
+              help="playout rules to compare, SELF_ATARI:CAPTURE[:BIG_SELF_ATARI] chances each "
               "(engine.rollout.policy.PlayoutRules), the first the baseline of the ratios")
 def main(model: str, heldout: str, positions: int, seconds: float, sizes: str, seed: int,
          value_positions: int, value_playouts: int, rule_text: str) -> None:
     if heldout is None:
         raise click.UsageError(missing("--heldout", HELDOUT) + " (--heldout '' skips the accuracy)")
     try:
-        rules = [PlayoutRules(*(float(x) for x in item.split(":", 1)))
+        rules = [PlayoutRules(*(float(x) for x in item.split(":")))
                  for item in rule_text.split(",")]
         pol = RolloutPolicy.load(model)
     except (ValueError, TypeError) as e:     # RolloutModelError is a ValueError
         raise click.UsageError(f"--rules {rule_text!r}: {e}") from e
     print(f"model {model}: {len(pol)} features {pol.family_counts()}, "
           f"trained on {pol.meta.get('positions', '?')} positions")
-    print(f"{'size':>4} {'rules':>9} {'us/move':>8} {'goal':>5} {'ok':>3} "
+    print(f"{'size':>4} {'rules':>11} {'us/move':>8} {'goal':>5} {'ok':>3} "
           f"{'playouts/s':>11} {'ratio':>6} {'moves/playout':>13} {'heuristic playouts/s':>21}")
     for n in [int(s) for s in sizes.split(",")]:
         h = heuristic_speed(n, min(seconds, 3.0))
@@ -166,7 +168,7 @@ def main(model: str, heldout: str, positions: int, seconds: float, sizes: str, s
             us, pps, mpp = policy_speed(pol.with_rules(rule), n, seconds)
             base = base or pps
             ok = "yes" if us <= GOAL_US else "NO"
-            print(f"{n:>4} {_name(rule):>9} {us:8.2f} {GOAL_US:5.1f} {ok:>3} {pps:11.0f} "
+            print(f"{n:>4} {_name(rule):>11} {us:8.2f} {GOAL_US:5.1f} {ok:>3} {pps:11.0f} "
                   f"{pps / base:6.2f} {mpp:13.0f} {h:21.0f}", flush=True)
     if heldout and value_positions:
         rows = heldout_value(pol, heldout, value_positions, value_playouts, rules, seed)

@@ -28,6 +28,9 @@ from goengine.engine.board import (EMPTY, F_COLOR, F_ELIST, F_HEAD, F_LIBS, F_MA
 
 SELF_ATARI_MAX = 1  # a single stone may throw in (nakade, ko); larger self-ataris are pruned
 NAKADE_MAX = 6      # the rabbity six: no larger eye space is dead with the killer to move
+# No nakade sacrifice is larger than the largest dead eye space: a string of this many stones
+# left in atari, capturing nothing, is thrown away (or gives up a seki) wherever it is played
+BIG_SELF_ATARI = NAKADE_MAX + 1
 
 
 @njit(cache=True)
@@ -173,14 +176,33 @@ def is_nakade_sacrifice(st, meta, p, c):
 
 
 @njit(cache=True)
+def self_atari_size(st, meta, p, c):
+    """The stones of c's string through p that playing p leaves in atari, capturing nothing; 0
+    where the move is no self-atari."""
+    # two empty neighbours, or an own neighbour string with three liberties, keep two liberties
+    # after the move: most moves are told so without walking a string
+    w = meta[M_W]
+    empties = 0
+    for q in (p - w, p + w, p - 1, p + 1):
+        col = st[F_COLOR, q]
+        if col == EMPTY:
+            empties += 1
+        elif col == c and st[F_LIBS, st[F_HEAD, q]] >= 3:
+            return 0
+    if empties >= 2:
+        return 0
+    if captures_something(st, meta, p, c):
+        return 0
+    if libs_after(st, meta, p, c) > 1:
+        return 0
+    return merged_size(st, meta, p, c)
+
+
+@njit(cache=True)
 def is_bad_self_atari(st, meta, p, c):
     """True if playing p for c leaves its string of more than `SELF_ATARI_MAX` stones in atari,
     capturing nothing."""
-    if captures_something(st, meta, p, c):
-        return False
-    if libs_after(st, meta, p, c) > 1:
-        return False
-    return merged_size(st, meta, p, c) > SELF_ATARI_MAX
+    return self_atari_size(st, meta, p, c) > SELF_ATARI_MAX
 
 
 @njit(cache=True)

@@ -35,6 +35,7 @@ class EngineConfig:
     rollout: str = "auto"             # auto | policy | heuristic (playouts of the MCTS)
     rollout_self_atari: float | None = None  # PlayoutRules.self_atari (None: its default)
     rollout_capture: float | None = None     # PlayoutRules.capture (None: its default)
+    rollout_big_self_atari: float | None = None  # PlayoutRules.big_self_atari (None: default)
     lam: float | None = None          # AlphaGo lambda (None: NetSearchConfig's default)
     lam_by_size: tuple[tuple[int, float], ...] = ()  # --search auto without --lambda: the
                                       # measured lambda of each size (AUTO_LAMBDA)

@@ -243,15 +243,17 @@ def _rollout_policy(cfg: EngineConfig, default: str):
         return None
     path = model_path(cfg, "rollout")
     rules = {k: v for k, v in (("self_atari", cfg.rollout_self_atari),
-                               ("capture", cfg.rollout_capture)) if v is not None}
+                               ("capture", cfg.rollout_capture),
+                               ("big_self_atari", cfg.rollout_big_self_atari)) if v is not None}
     try:
         pol = RolloutPolicy.load(path, PlayoutRules(**rules))
     except RolloutModelError as exc:
         log.warning("no rollout policy (%s); using the heuristic playouts", exc)
         return None
     log.info("rollout policy %s (%d features; rules: self-atari redrawn with chance %g, a string "
-             "left in atari taken with chance %g)", path, len(pol), pol.rules.self_atari,
-             pol.rules.capture)
+             "left in atari taken with chance %g, a self-atari of 7+ stones redrawn with chance "
+             "%g)", path, len(pol), pol.rules.self_atari, pol.rules.capture,
+             pol.rules.big_self_atari)
     return pol
 
 

@@ -68,6 +68,10 @@ def _finite(ctx, param, value):
               help="Rollout policy: chance that a string of two or more of the opponent's stones "
                    "that a recent move left in atari is captured instead of drawing a move "
                    "(default 0: the learned softmax alone, as AlphaGo's).")
+@click.option("--rollout-big-self-atari", type=click.FloatRange(0, 1), default=None,
+              help="Rollout policy: chance that a drawn move putting seven or more of its own "
+                   "stones in atari (capturing nothing; never a nakade) is drawn again, so that "
+                   "a rollout keeps a seki between big groups (default 1; 0: the softmax alone).")
 @click.option("--lambda", "lam", type=click.FloatRange(0, 1), default=None,
               help="AlphaGo search: weight of rollouts in the leaf value (default 0.5).")
 @click.option("--c-puct", type=click.FloatRange(min=0, min_open=True), default=None,
@@ -172,7 +176,8 @@ def _finite(ctx, param, value):
                    "background at every start: the search for the board at hand before its "
                    "first move, the rest after it, with a second process where the cache is "
                    "empty.")
-def cli(size, komi, rules, search, rollout, rollout_self_atari, rollout_capture, lam, c_puct,
+def cli(size, komi, rules, search, rollout, rollout_self_atari, rollout_capture,
+        rollout_big_self_atari, lam, c_puct,
         n_thr, batch_size, policy_temperature, rollout_threads, value_komi, komi_scale,
         score_utility, dynamic_score_utility, dynamic_score_scale, gumbel, gumbel_k, ponder,
         lag_margin, lag_unreported,
@@ -196,7 +201,8 @@ def cli(size, komi, rules, search, rollout, rollout_self_atari, rollout_capture,
                           threads=threads, resign_threshold=resign_threshold, seed=seed,
                           name=name.strip(), rollout=rollout.lower(),
                           rollout_self_atari=rollout_self_atari,
-                          rollout_capture=rollout_capture, lam=lam, c_puct=c_puct,
+                          rollout_capture=rollout_capture,
+                          rollout_big_self_atari=rollout_big_self_atari, lam=lam, c_puct=c_puct,
                           n_thr=n_thr, batch_size=batch_size,
                           policy_temperature=policy_temperature,
                           rollout_threads=rollout_threads, value_komi=value_komi,

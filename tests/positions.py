@@ -174,3 +174,29 @@ def check_board(g: Game) -> None:
     for i, p in enumerate(elist):
         assert st[B.F_EIDX, p] == i
     assert g.hash == zobrist_from_scratch(st, n)
+
+
+# From a 19x19 game against Pachi 11.99 (move 405, white to move): white's 26 stones from L7
+# down to O1 and black's three inside (L2, M2, M3) share their only liberties, K2 and L1, a seki
+# worth about 50 points to white. White's K2 (or L1) puts the 26 in atari and black takes them.
+BIG_SEKI = """
+    . O . O O . O O O O O O O X . X X X X
+    O O O . O O . O O . O . O X X X X X O
+    . O O O . O O O O O O O X X X X X O O
+    O O O O O O O O O O O X X . X X X O O
+    O . O O . O . O O O O X O X X X O O .
+    . O . O O . O O . O O X O O X X O O O
+    O O O . O O O O O O . O O . O X O . O
+    O . O O O . O O O O O O . O O O X O O
+    X O . O O O O O O X O . O . O X X X X
+    X X O O X X X X X X X O O O X X X X O
+    X X O X O X X X X X X X O O O X . X O
+    X X O X . X . X X . X X X O X X X O O
+    X X X X X X X X X X O O X X X X O O O
+    X X X X X X X X X X X O X X O O O O .
+    . X X X X O . X X O O O O X O . O . O
+    X X X X X X X X X X O O O X O O O O .
+    X X X X X X X O O O O X O X X O O . O
+    X X X X . X X X O . X X O X X X O O .
+    X O . X X X X O O O . O O O X X X O .
+"""

@@ -27,7 +27,9 @@ gets the colour that first played p), plus one argument, the tuple `RolloutPolic
   move that leaves its own string of two or more stones in atari, capturing nothing
   (`engine.playout.is_bad_self_atari`, the heuristic playouts' test; a single stone may still
   throw in, and a nakade sacrifice, `engine.playout.is_nakade_sacrifice`, is played too), is
-  drawn again without it (at most `SELF_ATARI_TRIES` times a move).
+  drawn again without it (at most `SELF_ATARI_TRIES` times a move). `RULE_BIG_SELF_ATARI`: the
+  same for a self-atari of `BIG_SELF_ATARI` (7) or more stones, never a nakade; a side whose
+  only moves are such self-ataris passes, so a seki between big groups stays a seki.
 
 The weight of a move is the product of the exp(weights) of its active features (the softmax
 numerator). Incremental evaluation: per point, the pattern state (colour + liberty bucket) and the
@@ -57,7 +59,8 @@ from numba import njit
 from goengine.engine.board import (BLACK, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT, F_SIZE, M_KO,
                           M_KOCOLOR, M_LAST, M_N, M_TOPLAY, M_W, WHITE, area_ownership,
                           find_liberty, is_eye, legality, play_pass)
-from goengine.engine.playout import is_bad_self_atari, is_nakade_sacrifice
+from goengine.engine.playout import (BIG_SELF_ATARI, SELF_ATARI_MAX, is_nakade_sacrifice,
+                                     merged_size, self_atari_size)
 from goengine.engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
                                      FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3,
                                      K_DIAMOND, K_NAKADE, K_NEIGHBOUR, K_SAVE, N_SCALARS,
@@ -73,9 +76,11 @@ CACHE3_BITS = 13     # 3x3 weight cache: 2^13 entries of 32 bytes
 # (`PlayoutRules`):
 RULE_SELF_ATARI = 0  # chance that a drawn self-atari of two or more stones is redrawn
 RULE_CAPTURE = 1     # chance that an opponent string of two or more stones left in atari is taken
-N_RULES = 2
+RULE_BIG_SELF_ATARI = 2  # chance that a drawn self-atari of `BIG_SELF_ATARI` or more stones is
+N_RULES = 3              # redrawn
 SELF_ATARI_REJECT = 0.0   # the defaults: the softmax alone, as AlphaGo's rollouts
 CAPTURE = 0.0
+BIG_SELF_ATARI_REJECT = 1.0     # measured: docs/results/strength.md
 SELF_ATARI_TRIES = 3      # redraws a move at most
 ATARI_SLOTS = 16          # the strings lately put in atari that the capture rule watches
 
@@ -456,10 +461,18 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
 
 
 @njit(cache=True)
-def _rejected_self_atari(st, meta, p, c):
-    """What the self-atari rule draws again: a self-atari of two or more stones that captures
-    nothing and is no nakade sacrifice."""
-    return is_bad_self_atari(st, meta, p, c) and not is_nakade_sacrifice(st, meta, p, c)
+def _self_atari_chance(st, meta, p, c, reject, big):
+    """The chance that the self-atari rules draw p again: `big` (or `reject` where larger) for a
+    self-atari of `BIG_SELF_ATARI` or more stones, `reject` for one of two or more stones that
+    captures nothing and is no nakade sacrifice, else 0. The string's size first: it is cheap,
+    and most moves join no string that large."""
+    n = merged_size(st, meta, p, c)
+    chance = max(big, reject) if n >= BIG_SELF_ATARI else (reject if n > SELF_ATARI_MAX else 0.0)
+    if chance == 0.0 or self_atari_size(st, meta, p, c) == 0:
+        return 0.0
+    if n < BIG_SELF_ATARI and is_nakade_sacrifice(st, meta, p, c):
+        return 0.0
+    return chance
 
 
 @njit(cache=True)
@@ -489,6 +502,7 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, r
     watch = np.empty(ATARI_SLOTS, dtype=np.int64)
     nwatch = 0
     reject = rules[RULE_SELF_ATARI]
+    big = rules[RULE_BIG_SELF_ATARI]
     capture = rules[RULE_CAPTURE]
     _init_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v)
     nlcaps = np.int64(0)    # not the literal 0: numba would compile _temp_features for both
@@ -510,15 +524,18 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, r
         # the learned softmax sees liberties only as buckets of its 3x3 neighbours, and in a
         # capturing race one move decides the playout: a string of two or more stones left in
         # atari is taken with probability `capture`, and a self-atari of two or more stones is
-        # drawn again with probability `reject` (its weight zeroed for this move only)
+        # drawn again with probability `reject`, one of a big string with `big` (its weight
+        # zeroed for this move only; with none left the side passes, which keeps a seki)
         p = -1
         if capture > 0.0 and nwatch > 0 and np.random.random() < capture:
             p = _capture_point(st, meta, c, watch, nwatch)
         if p < 0:
             p = _sample(meta, wgt, rsum, ci)
             tries = 0
-            while (p >= 0 and tries < SELF_ATARI_TRIES and reject > 0.0
-                   and _rejected_self_atari(st, meta, p, c) and np.random.random() < reject):
+            while p >= 0 and tries < SELF_ATARI_TRIES and (reject > 0.0 or big > 0.0):
+                chance = _self_atari_chance(st, meta, p, c, reject, big)
+                if chance == 0.0 or np.random.random() >= chance:
+                    break
                 tq[nt] = p
                 nr = _scale_for_move(p, 0.0, ci, w, wgt, rsum, tsave, nt, rtmark, rlist, rsave,
                                      nr, stamp)
@@ -539,8 +556,11 @@ def _playout_impl(st, meta, max_moves, amaf, hkeys, hvals, scal, c3, t3k, t3v, r
                     errors[0] += 1
                 if is_eye(st, meta, p, c):
                     errors[1] += 1
-                if _rejected_self_atari(st, meta, p, c):
+                n = self_atari_size(st, meta, p, c)
+                if n > SELF_ATARI_MAX and not is_nakade_sacrifice(st, meta, p, c):
                     errors[3] += 1
+                if n >= BIG_SELF_ATARI:
+                    errors[5] += 1
                 q = _capture_point(st, meta, c, watch, nwatch)
                 if q >= 0 and q != p:
                     errors[4] += 1
@@ -595,13 +615,14 @@ def policy_playouts(st0, meta0, count, max_moves, tab):
 def checked_playout(st, meta, max_moves, tab, stop_after):
     """A playout that verifies every move (test kernel). Returns (score, moves, errors, caps)
     with errors = [illegal moves, own-eye fills, kept values differing from scratch, self-ataris
-    of two or more stones played, moves that left an opponent string of two or more stones in
-    atari uncaptured where the capture rule saw it]; the board
+    of two or more stones played (no nakade sacrifice), moves that left an opponent string of two
+    or more stones in atari uncaptured where the capture rule saw it, self-ataris of
+    `BIG_SELF_ATARI` or more stones played]; the board
     is left where the playout stopped (`stop_after` >= 0 stops early) and caps holds the stones
     the last move captured."""
     hkeys, hvals, scal, c3, t3k, t3v, rules = tab
     amaf = np.zeros(st.shape[1], dtype=np.int8)
-    errors = np.zeros(5, dtype=np.int64)
+    errors = np.zeros(6, dtype=np.int64)
     score, _own, moves, ncaps, caps = _playout_impl(st, meta, max_moves, amaf, hkeys, hvals,
                                                     scal, c3, t3k, t3v, rules, True, errors,
                                                     stop_after)
@@ -672,9 +693,10 @@ class PlayoutRules:
     chance that it acts where it applies; 0 leaves the softmax alone, as AlphaGo's rollouts."""
     self_atari: float = SELF_ATARI_REJECT  # a drawn self-atari of 2+ stones is drawn again
     capture: float = CAPTURE               # an opponent string of 2+ stones left in atari is taken
+    big_self_atari: float = BIG_SELF_ATARI_REJECT  # a drawn self-atari of 7+ stones is drawn again
 
     def __post_init__(self):
-        for name in ("self_atari", "capture"):
+        for name in ("self_atari", "capture", "big_self_atari"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise RolloutModelError(f"the {name} rule's chance must be in [0, 1], got {value}")
@@ -684,6 +706,7 @@ class PlayoutRules:
         out = np.zeros(N_RULES)
         out[RULE_SELF_ATARI] = self.self_atari
         out[RULE_CAPTURE] = self.capture
+        out[RULE_BIG_SELF_ATARI] = self.big_self_atari
         return out
 
 

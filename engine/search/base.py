@@ -19,7 +19,10 @@ gating drive any of them the same way, through `run` (bound as each search's `se
    `seconds` are for a search that plans its simulations ahead (the Gumbel root's sequential
    halving, engine.search.gumbel);
 3. root pruning: the kernels know only simple ko, so root moves that repeat an earlier position
-   (superko) are marked PRUNED;
+   (superko) are marked PRUNED; so are those that leave a string of `BIG_SELF_ATARI` (7) or more
+   stones in atari, capturing nothing: no nakade is that large, and such a move gives the group
+   away. The searches' priors and values may not see it where every move looks lost (a seki the
+   rollouts give up: the search then played the first move that fills it);
 4. `search.step(count)` runs up to `count` simulations (`count` <= `search.chunk`) until a limit
    is reached: `playouts` new simulations, `visits` at the root counting those kept from the
    reused tree (Leela Zero's -p and -v, KataGo's maxPlayouts and maxVisits), `seconds`, `stop`
@@ -41,6 +44,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from goengine.engine.playout import BIG_SELF_ATARI, self_atari_size
 from goengine.engine.search import tree as T
 from goengine.engine.search.result import SearchResult
 from goengine.engine.timecontrol import Leaders
@@ -116,10 +120,14 @@ def simulations_left(root_visits: int, ran: int, playouts: int | None, visits: i
 
 
 def prune_root(tree: T.Tree, game, color: int) -> None:
-    """Superko is not known to the kernels: mark root moves that repeat a position."""
+    """Mark PRUNED the root moves that repeat a position (superko is not known to the kernels)
+    and those that leave a string of `BIG_SELF_ATARI` or more stones in atari, capturing
+    nothing."""
+    st, meta = game.st.copy(), game.meta.copy()     # the self-atari test writes marks
     for ch in tree.children(tree.root):
         mv = int(tree.ti[T.I_MOVE, ch])
-        if mv >= 0 and game.illegal_reason(color, mv) is not None:
+        if mv >= 0 and (game.illegal_reason(color, mv) is not None
+                        or self_atari_size(st, meta, mv, color) >= BIG_SELF_ATARI):
             tree.ti[T.I_FLAGS, ch] |= T.PRUNED
 
 

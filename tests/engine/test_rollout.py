@@ -17,7 +17,7 @@ from goengine.engine.rollout.policy import (PlayoutRules, RolloutModelError, Rol
                                    checked_playout, incremental_weights, policy_playout,
                                    scratch_weights)
 from goengine.models.names import BUNDLED_DIR, MODEL_FILES
-from positions import check_board, load_board, pt
+from positions import BIG_SEKI, check_board, load_board, pt
 
 BUNDLED_PATH = BUNDLED_DIR / MODEL_FILES["rollout"]
 
@@ -265,6 +265,21 @@ def test_policy_playout_ends_legal_scored_and_keeps_eyes(policy, n):
     assert set(np.unique(amaf)) <= {0, 1, 2} and (amaf > 0).sum() > 0
 
 
+def rule_errors(policy, n, rules, index):
+    """(errors[index] summed, moves) over 12 checked playouts from the empty n x n board with
+    these rules; every move legal, no own eye filled, the kept weights those of scratch."""
+    tables = policy.with_rules(rules).tables
+    count = moves_total = 0
+    for seed in range(12):
+        nb_seed(seed)
+        st, meta = new_board(n)
+        _score, moves, errors, _caps = checked_playout(st, meta, 3 * n * n, tables, -1)
+        assert errors[:3].tolist() == [0, 0, 0]
+        count += int(errors[index])
+        moves_total += moves
+    return count, moves_total
+
+
 @pytest.mark.parametrize("n", [9, 13])
 def test_self_atari_rule_redraws_self_ataris(policy, n):
     """With the rule on, a drawn self-atari of two or more stones is drawn again: far fewer are
@@ -272,15 +287,7 @@ def test_self_atari_rule_redraws_self_ataris(policy, n):
     temporary zero is undone)."""
     played = {}
     for rate in (0.0, 1.0):
-        tables = policy.with_rules(PlayoutRules(self_atari=rate)).tables
-        self_ataris = moves_total = 0
-        for seed in range(12):
-            nb_seed(seed)
-            st, meta = new_board(n)
-            _score, moves, errors, _caps = checked_playout(st, meta, 3 * n * n, tables, -1)
-            assert errors[:3].tolist() == [0, 0, 0]
-            self_ataris += int(errors[3])
-            moves_total += moves
+        self_ataris, moves_total = rule_errors(policy, n, PlayoutRules(self_atari=rate), 3)
         played[rate] = self_ataris / moves_total
     assert played[0.0] > 0.005, played       # the random weights do play them
     assert played[1.0] < 0.2 * played[0.0], played
@@ -290,21 +297,13 @@ def test_self_atari_rule_redraws_self_ataris(policy, n):
 def test_capture_rule_takes_strings_left_in_atari(policy, n):
     """With the capture rule always on, no move leaves uncaptured a string of two or more
     opponent stones that a recent move left in atari; the softmax alone leaves some."""
-    missed = {}
-    for rate in (0.0, 1.0):
-        tables = policy.with_rules(PlayoutRules(capture=rate)).tables
-        missed[rate] = 0
-        for seed in range(12):
-            nb_seed(seed)
-            st, meta = new_board(n)
-            _score, _moves, errors, _caps = checked_playout(st, meta, 3 * n * n, tables, -1)
-            assert errors[:3].tolist() == [0, 0, 0]
-            missed[rate] += int(errors[4])
+    missed = {rate: rule_errors(policy, n, PlayoutRules(capture=rate), 4)[0]
+              for rate in (0.0, 1.0)}
     assert missed[0.0] > 0 and missed[1.0] == 0, missed
 
 
 def test_rules_out_of_range_are_refused(policy):
-    for rules in ({"self_atari": 1.5}, {"capture": -0.1}):
+    for rules in ({"self_atari": 1.5}, {"capture": -0.1}, {"big_self_atari": 2.0}):
         with pytest.raises(RolloutModelError, match="rule's chance"):
             policy.with_rules(PlayoutRules(**rules))
 
@@ -393,3 +392,36 @@ def test_uniform_policy_plays_to_the_end():
     amaf = np.zeros(st.shape[1], dtype=np.int8)
     score, own = policy_playout(st, meta, 3 * 81, amaf, pol.tables)
     assert -81 <= score <= 81 and (own > 0).sum() > 40
+
+
+def test_big_self_atari_rule_keeps_a_seki_between_big_groups():
+    """With the rule on, white never fills K2 or L1, and the 26 stones end most rollouts white
+    (163 of 200 when written; black may still fill a liberty itself, a self-atari of four, and
+    the rollout go wrong after it). With the softmax alone white gives the seki up in nearly
+    every rollout (1 of 200 kept), which is how the game was lost: the search saw every move as
+    lost and played K2."""
+    if not BUNDLED_PATH.is_file():
+        pytest.skip("no bundled rollout.npz")
+    pol = RolloutPolicy.load(BUNDLED_PATH)
+    g = load_board(BIG_SEKI, to_play=WHITE)
+    big_string = [pt(g, v) for v in ("L7", "K5", "H3", "J2", "H1", "O1")]
+    kept = {}
+    for rate in (0.0, 1.0):
+        tables = pol.with_rules(PlayoutRules(big_self_atari=rate)).tables
+        kept[rate] = 0
+        for seed in range(60):
+            nb_seed(seed)
+            st, meta = g.st.copy(), g.meta.copy()
+            amaf = np.zeros(st.shape[1], dtype=np.int8)
+            _score, own = policy_playout(st, meta, 400, amaf, tables)
+            kept[rate] += all(own[p] == WHITE for p in big_string)
+    assert kept[1.0] >= 36 and kept[0.0] <= 3, kept
+
+
+@pytest.mark.parametrize("n", [9, 13])
+def test_big_self_atari_rule_redraws_every_big_self_atari(policy, n):
+    """With the rule always on, no playout puts a string of seven or more stones in atari
+    (capturing nothing); with the softmax alone random weights do."""
+    played = {rate: rule_errors(policy, n, PlayoutRules(big_self_atari=rate), 5)[0]
+              for rate in (0.0, 1.0)}
+    assert played[0.0] > 0 and played[1.0] == 0, played

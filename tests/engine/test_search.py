@@ -19,6 +19,7 @@ from goengine.engine.search.network import ALPHAGO_C_PUCT, ZERO_C_PUCT, NetSearc
 from goengine.engine.search.policy import PolicyPlayer
 from goengine.engine.search.zero import ZeroSearch
 from goengine.engine.timecontrol import MoveTimer
+from positions import BIG_SEKI, load_board
 
 
 def play_all(game, moves):
@@ -371,6 +372,20 @@ def test_the_run_loop_prunes_root_moves_that_break_superko(name):
     assert g.illegal_reason(BLACK, d4) == "superko"
     res = SEARCHES[name]().search(g, BLACK, playouts=50)
     assert res.moves and d4 not in [m.move for m in res.moves]
+
+
+@pytest.mark.parametrize("name", ["heuristic", "alphago", "zero"])
+def test_the_run_loop_prunes_root_moves_that_give_a_big_group_away(name):
+    """A seki between white's 26 stones and black's three (tests/positions.py): white's K2 and
+    L1 each put the 26 in atari, capturing nothing. Every tree search prunes them at the root,
+    where they are two of its five moves (the rest: T1, T2 and pass; the other empty points are
+    eyes). Unpruned, the network searches with uniform priors gave them 36 and 61 of 200."""
+    g = load_board(BIG_SEKI, to_play=WHITE)
+    fills = {parse_gtp("K2", 19), parse_gtp("L1", 19)}
+    assert all(g.is_legal(WHITE, p) for p in fills)
+    res = SEARCHES[name]().search(g, WHITE, playouts=200)
+    played = {m.move for m in res.moves}
+    assert len(played) == 3 and not played & fills
 
 
 def test_each_network_search_has_its_own_c_puct_unless_one_is_given():
