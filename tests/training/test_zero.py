@@ -531,7 +531,10 @@ def test_reference_plays_the_int8_twin_as_the_engine_loads_it_on_a_cpu(tmp_path)
     a = OnnxEvaluator(float_file, symmetry="none").evaluate(planes)
     b = OnnxEvaluator(twin, symmetry="none").evaluate(planes)
     assert "QuantizeLinear" in {n.op_type for n in onnx.load(str(twin)).graph.node}
-    assert np.argmax(a.priors) == np.argmax(b.priors)
+    # the tiny net's priors are nearly uniform (0.036-0.039 here), so the twin's favourite may
+    # differ from the float one's by rounding alone (as on AVX2-only CPUs): compare values
+    assert np.abs(a.priors - b.priors).max() < 0.01
+    assert a.priors[0, np.argmax(b.priors)] >= a.priors.max() - 0.005
     assert abs(float(a.value_stm[0]) - float(b.value_stm[0])) < 0.1
 
 
