@@ -118,7 +118,7 @@ def heldout_value(pol: RolloutPolicy, heldout: str, positions: int, playouts: in
 
 
 def _name(rule: PlayoutRules) -> str:
-    """SELF_ATARI:CAPTURE, as --rules takes it."""
+    """SELF_ATARI:CAPTURE:BIG_SELF_ATARI, as --rules takes it."""
     return f"{rule.self_atari:g}:{rule.capture:g}:{rule.big_self_atari:g}"
 
 

@@ -60,7 +60,7 @@ from goengine.engine.board import (BLACK, EMPTY, F_COLOR, F_HEAD, F_LIBS, F_NEXT
                           M_KOCOLOR, M_LAST, M_N, M_TOPLAY, M_W, WHITE, area_ownership,
                           find_liberty, is_eye, legality, play_pass)
 from goengine.engine.playout import (BIG_SELF_ATARI, SELF_ATARI_MAX, is_nakade_sacrifice,
-                                     merged_size, self_atari_size)
+                                     self_atari_size)
 from goengine.engine.rollout.patterns import (CODE_MASK, DM_DC, DM_DR, DM_NB, FAM_3X3, FAM_DIAMOND,
                                      FAM_NAKADE, FAM_SCALAR, FAMILY_NAMES, FAMILY_SHIFT, K_3X3,
                                      K_DIAMOND, K_NAKADE, K_NEIGHBOUR, K_SAVE, N_SCALARS,
@@ -464,15 +464,13 @@ def _check_state(st, meta, s3, wgt, rsum, hkeys, hvals, scal, c3, t3k, t3v):
 def _self_atari_chance(st, meta, p, c, reject, big):
     """The chance that the self-atari rules draw p again: `big` (or `reject` where larger) for a
     self-atari of `BIG_SELF_ATARI` or more stones, `reject` for one of two or more stones that
-    captures nothing and is no nakade sacrifice, else 0. The string's size first: it is cheap,
-    and most moves join no string that large."""
-    n = merged_size(st, meta, p, c)
-    chance = max(big, reject) if n >= BIG_SELF_ATARI else (reject if n > SELF_ATARI_MAX else 0.0)
-    if chance == 0.0 or self_atari_size(st, meta, p, c) == 0:
-        return 0.0
-    if n < BIG_SELF_ATARI and is_nakade_sacrifice(st, meta, p, c):
-        return 0.0
-    return chance
+    captures nothing and is no nakade sacrifice, else 0."""
+    n = self_atari_size(st, meta, p, c)
+    if n >= BIG_SELF_ATARI:
+        return max(big, reject)
+    if n > SELF_ATARI_MAX and reject > 0.0 and not is_nakade_sacrifice(st, meta, p, c):
+        return reject
+    return 0.0
 
 
 @njit(cache=True)
