@@ -48,7 +48,8 @@ def timed(pool: WorkerPool, onnx: bytes, args: dict, games: int, per_job: int,
     t0 = time.perf_counter()
     results = [r for _, rs in pool.run(jobs) for r in rs]
     moves = sum(len(r.moves) for r in results)
-    evaluations = sum(getattr(r, "evaluations", 0) for r in results)
+    # a Zero game counts its searches' evaluations; a policy game's one batch a move is not counted
+    evaluations = sum(r.evaluations for r in results) if kind == "zero" else 0
     return time.perf_counter() - t0, moves, pool.cpu_seconds() - cpu0, evaluations
 
 

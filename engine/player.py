@@ -16,6 +16,7 @@ from goengine.engine.book import Book
 from goengine.engine.coords import PASS, RESIGN
 from goengine.engine.deadstones import Judgement, judge
 from goengine.engine.search.base import Search
+from goengine.engine.search.network import NetSearchConfig
 from goengine.engine.search.result import SearchResult
 from goengine.engine.search.terminal import dead_mask
 from goengine.engine.timecontrol import Clock, Stopwatch, TimeConfig, TimeManager
@@ -114,8 +115,8 @@ class Player:
         if name in names:
             kind = type(getattr(search_cfg, name))
             changes = {name: _parse(kind, value)}
-            if name == "lam" and hasattr(search_cfg, "lam_by_size"):  # a lambda set by hand is
-                changes["lam_by_size"] = ()                 # every size's, as --lambda's
+            if isinstance(search_cfg, NetSearchConfig) and name == "lam":  # a lambda set by hand
+                changes["lam_by_size"] = ()                 # is every size's, as --lambda's
             self.search.config = dataclasses.replace(search_cfg, **changes)
             return
         if name in {f.name for f in dataclasses.fields(self.time.config)}:

@@ -172,7 +172,8 @@ def check_gumbel(config: EngineConfig) -> str | None:
 
 def named_file(config: EngineConfig, kind: str) -> str | None:
     """The file named for the kind on the command line (--policy, --value, --zero), if any."""
-    return getattr(config, f"{kind}_file", None)
+    return {"policy": config.policy_file, "value": config.value_file,
+            "zero": config.zero_file}.get(kind)
 
 
 def model_path(config: EngineConfig, kind: str) -> str:

@@ -3,6 +3,7 @@ at startup, since it imports numba, the searches and onnxruntime. A `gtp.session
 
     load_game(session)    make the Game and warm the rules kernels up (stage "game")
     load_player(session)  build the search named by --search and the Player around it
+    is_bad_file(exc)      whether a stage failed on a model file (one log line, no traceback)
     new_game, replay, play, status_player, format_result, load_sgf, dump_sgf
                           what the handlers need of the engine afterwards
 """
@@ -34,14 +35,14 @@ from goengine.gtp.protocol import GtpError
 from goengine.gtp.session import Session
 from goengine.gtp.sgfio import dump as dump_sgf, load as load_sgf
 from goengine.models.by_size import BySizeEvaluator
-from goengine.models.metadata import ROLE_KINDS
+from goengine.models.metadata import ROLE_KINDS, ModelError
 from goengine.models.onnx_evaluator import OnnxEvaluator
 from goengine.models.session import CPU, providers
 from goengine.models.store import read_checksums, verify
 
 log = logging.getLogger("gtp")
 
-__all__ = ["load_game", "load_player", "load_kernels", "new_game", "replay", "play",
+__all__ = ["load_game", "load_player", "load_kernels", "is_bad_file", "new_game", "replay", "play",
            "status_player", "format_result", "load_sgf", "dump_sgf", "compile_all"]
 
 
@@ -90,6 +91,12 @@ def load_player(s: Session) -> None:
         s.warm_later.append((size, lambda: _player(cfg, _build_search(s, loaded), books)))
     s.sized_players = sized
     s.player = player
+
+
+def is_bad_file(exc: BaseException) -> bool:
+    """True when loading failed on a model file (unreadable, the wrong kind or size): the log
+    says so in a line instead of a traceback."""
+    return isinstance(exc, (ModelError, RolloutModelError))
 
 
 def load_kernels(s: Session) -> None:

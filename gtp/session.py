@@ -37,6 +37,7 @@ class Loader(Protocol):
     def load_game(self, s: "Session") -> None: ...         # stage "game": sets s.game
     def load_player(self, s: "Session") -> None: ...       # stage "player": sets s.player
     def load_kernels(self, s: "Session") -> None: ...      # stage "kernels": compiles the rest
+    def is_bad_file(self, exc: BaseException) -> bool: ...  # a model file's fault, not a bug
     def new_game(self, size: int, rules: Rules): ...       # an empty engine.game.Game
     def replay(self, game, rules: Rules): ...              # the game under other rules, or GtpError
     def play(self, game, colour: int, lc: int) -> None: ...  # GtpError when illegal
@@ -82,10 +83,12 @@ class Session:
             try:
                 if self.loader is None:
                     self.loader = self._import_loader()    # imports the engine, in this thread
-                getattr(self.loader, "load_" + stage)(self)
+                load = {"game": self.loader.load_game, "player": self.loader.load_player,
+                        "kernels": self.loader.load_kernels}[stage]
+                load(self)
                 log.info("%s ready in %.1f s", stage, time.monotonic() - t0)
             except BaseException as exc:   # noqa: BLE001 - reported to every command that waits
-                if type(exc).__name__ in ("ModelError", "RolloutModelError"):
+                if self.loader is not None and self.loader.is_bad_file(exc):
                     log.error("loading the %s failed: %s", stage, exc)   # a bad file, not a bug
                 else:
                     log.exception("loading the %s failed", stage)

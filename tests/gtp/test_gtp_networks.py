@@ -85,6 +85,21 @@ def test_a_network_file_plays_without_a_model_directory(model_dir, tmp_path, gtp
     assert proc.returncode == 2 and b"missing.onnx" in proc.stderr
 
 
+def test_an_unreadable_network_file_is_one_log_line_and_answers_question_marks(tmp_path, repo_root):
+    """A file that is no ONNX model: the server stays up, says why in one log line (no
+    traceback), answers `?` to what needs the engine and goes on answering the rest."""
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(bytes(range(256)) * 20)
+    proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", "--search", "policy",
+                           "--policy", str(bad), "--size", "9"], capture_output=True,
+                          cwd=repo_root, timeout=60, input=b"1 genmove b\n2 name\n3 quit\n")
+    out, err = proc.stdout.decode(), proc.stderr.decode()
+    assert proc.returncode == 0, err
+    assert "?1 engine failed to load: ModelError" in out and "bad.onnx" in out
+    assert "=2 goengine" in out and "=3" in out
+    assert "loading the player failed" in err and "Traceback" not in err
+
+
 def test_alphago_analysis_shows_value_and_rollout_parts(model_dir, gtp_engine, sabaki_parse):
     """kata-analyze of the AlphaGo search: the value network's and the rollouts' win rates of each
     move, apart (valueWinrate, rolloutWinrate), and the line still parses as Sabaki reads it."""
