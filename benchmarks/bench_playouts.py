@@ -28,7 +28,12 @@ import click  # noqa: E402
 from goengine.engine.board import new_board  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.playout import random_playouts, seed  # noqa: E402
+from goengine.engine.rollout.policy import RolloutPolicy  # noqa: E402
+from goengine.engine.search.alphago import AlphaGoSearch  # noqa: E402
 from goengine.engine.search.mcts import MctsSearch  # noqa: E402
+from goengine.engine.search.network import NetSearchConfig  # noqa: E402
+from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.models.store import default_path  # noqa: E402
 
 
 def playouts_per_second(n: int, seconds: float, light: bool) -> float:
@@ -52,11 +57,6 @@ def search_per_second(n: int, seconds: float) -> float:
 
 def alphago_per_second(n: int, seconds: float) -> float | None:
     """Simulations/s of `--search alphago` on the bundled models (None when they are missing)."""
-    from goengine.engine.rollout.policy import RolloutPolicy
-    from goengine.engine.search.alphago import AlphaGoSearch
-    from goengine.engine.search.network import NetSearchConfig
-    from goengine.models.onnx_evaluator import OnnxEvaluator
-    from goengine.models.store import default_path
     paths = {k: default_path(k) for k in ("policy", "value", "rollout")}
     if not all(p.exists() for p in paths.values()):
         return None

@@ -34,6 +34,7 @@ import click  # noqa: E402
 import numpy as np  # noqa: E402
 
 from goengine.engine.board import new_board  # noqa: E402
+from goengine.engine.features import FEATURE_SETS  # noqa: E402
 from goengine.engine.game import Game  # noqa: E402
 from goengine.engine.playout import seed as playout_seed  # noqa: E402
 from goengine.engine.rollout.policy import RolloutPolicy  # noqa: E402
@@ -43,13 +44,19 @@ from goengine.engine.search.zero import ZeroSearch  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.models.store import default_path  # noqa: E402
 
+try:    # `--model fresh`: a new network exported here needs the train extra (torch)
+    from goengine.training.nets import networks as nets  # noqa: E402
+    from goengine.training.nets.export import export_onnx  # noqa: E402
+except ImportError:
+    nets = export_onnx = None
+
 DEFAULT_MODELS = ("models/bundled/zero-9x9.int8.onnx:9", "models/bundled/zero.int8.onnx:19")
 
 
 def _fresh_model(kind: str) -> str:
-    from goengine.training.nets import networks as nets
-    from goengine.training.nets.export import export_onnx
-    from goengine.engine.features import FEATURE_SETS
+    if nets is None:
+        raise click.UsageError("--model fresh exports a new network: it needs the train extra "
+                               "(pip install '.[train]')")
     fs = {"zero": "zero17", "policy": "alphago48", "value": "alphago49"}[kind]
     path = os.path.join(tempfile.mkdtemp(), f"{kind}.onnx")
     export_onnx(nets.build(kind, "cpu"), kind, path,

@@ -5,7 +5,7 @@ controller last reported (`Clock.update`), advanced by our own measured thinking
 (`Clock.spend`, `TimeManager.charge`) for controllers that never report. A referee (`engine-match`)
 keeps the players' clocks with the same `Clock`, charging the measured time and tolerating a lag.
 
-`TimeManager(config).budget(clock, game)` (or `budget(clock, color, move_number, board_size)`) gives the
+`TimeManager(config).budget(clock, color, move_number, board_size)` gives the
 seconds to think on the next move; `hard_limit(...)` the most the search may extend to before it must
 answer. Both always keep a lag margin and never plan to use more than the clock has left.
 `TimeManager.timer(...)` turns the two into a `MoveTimer`, the stop rule the search loop
@@ -735,22 +735,22 @@ class TimeManager:
         return total * self.weight(move_number, board_size) / s
 
     # ---------------------------------------------------------------- public API
-    def budget(self, clock: Clock | None, color_or_game: Any, move_number: int | None = None,
-               board_size: int | None = None) -> float:
-        """Seconds to think on the next move. Call as `budget(clock, game)` (uses game.to_play,
-        game.move_number, game.size) or `budget(clock, color, move_number, board_size)`."""
-        return self._plan(clock, *self._args(color_or_game, move_number, board_size)).budget
+    def budget(self, clock: Clock | None, color: int, move_number: int,
+               board_size: int) -> float:
+        """Seconds to think on the next move: `color`'s, `move_number` moves played on a
+        `board_size` board."""
+        return self._plan(clock, *self._args(color, move_number, board_size)).budget
 
-    def hard_limit(self, clock: Clock | None, color_or_game: Any, move_number: int | None = None,
-                   board_size: int | None = None) -> float:
+    def hard_limit(self, clock: Clock | None, color: int, move_number: int,
+                   board_size: int) -> float:
         """The most the search may take on this move (e.g. when the best move is unstable) before it
         must answer: min(max_extension * budget, what the clock safely allows). Always >= budget."""
-        return self._plan(clock, *self._args(color_or_game, move_number, board_size)).hard
+        return self._plan(clock, *self._args(color, move_number, board_size)).hard
 
-    def limits(self, clock: Clock | None, color_or_game: Any, move_number: int | None = None,
-               board_size: int | None = None) -> tuple[float, float]:
+    def limits(self, clock: Clock | None, color: int, move_number: int,
+               board_size: int) -> tuple[float, float]:
         """(budget, hard_limit) in one call."""
-        p = self._plan(clock, *self._args(color_or_game, move_number, board_size))
+        p = self._plan(clock, *self._args(color, move_number, board_size))
         return p.budget, p.hard
 
     def timer(self, clock: Clock | None, color: int, move_number: int, board_size: int,
@@ -801,16 +801,7 @@ class TimeManager:
         return self.lag.margin(self.config)
 
     @staticmethod
-    def _args(color_or_game: Any, move_number: int | None, board_size: int | None) -> tuple[int, int, int]:
-        if hasattr(color_or_game, "to_play") and hasattr(color_or_game, "size"):
-            g = color_or_game
-            color = g.to_play
-            move_number = g.move_number if move_number is None else move_number
-            board_size = g.size if board_size is None else board_size
-        else:
-            color = color_or_game
-            if move_number is None or board_size is None:
-                raise TypeError("budget(clock, color, move_number, board_size) or budget(clock, game)")
+    def _args(color: int, move_number: int, board_size: int) -> tuple[int, int, int]:
         if board_size < 1:
             raise ValueError(f"invalid board size {board_size!r}")
         return _color_index(color), max(0, int(move_number)), int(board_size)

@@ -216,8 +216,9 @@ class Match:
                 try:
                     p.start()
                 except GtpClientError as e:
+                    tail = e.stderr_tail if isinstance(e, GtpCrash) else ""
                     raise MatchError(f"engine {lab} ({shlex.join(p.spec.argv)}) did not start: "
-                                     f"{_describe(e)}\n{getattr(e, 'stderr_tail', '')}".rstrip()) from e
+                                     f"{_describe(e)}\n{tail}".rstrip()) from e
             if self.players["A"].name == self.players["B"].name:
                 self.players["A"].name += " (A)"
                 self.players["B"].name += " (B)"
@@ -447,7 +448,7 @@ class Match:
         try:
             game.play(color, lc)
         except IllegalMove as e:
-            raise _Forfeit(color, f"illegal move {answer} ({getattr(e, 'reason', e)}) "
+            raise _Forfeit(color, f"illegal move {answer} ({e.reason}) "
                                   f"at move {len(game.history) + 1}") from None
         return lc
 

@@ -255,8 +255,9 @@ _COLOURS = {b"B": "b", b"W": "w"}
 
 
 class _Builder:
-    def __init__(self, root: dict, want_comments: bool):
+    def __init__(self, root: dict, want_comments: bool, allow_empty: bool):
         self.ctx = ctx = _Ctx(root)
+        self.allow_empty = allow_empty      # a record of a position alone (no moves) is kept
         gm = ctx.simple(root.get("GM"))
         if gm is not None and gm != "1":
             raise SgfError("not go", "GM[%s]" % gm)
@@ -334,7 +335,7 @@ class _Builder:
                         j = i - handicap if i >= handicap else -1
                         shifted.setdefault(j, []).extend(cs)
                     comments = shifted
-        if not moves and not getattr(self, "allow_empty", False):
+        if not moves and not self.allow_empty:
             raise SgfError("no moves")
         km = root.get("KM")
         rec = GameRecord(
@@ -389,19 +390,15 @@ def _fast_parse(data: bytes, start: int):
     return root, _SIMPLE_MOVE.findall(m.group("moves")), m.end()
 
 
-# sgfmill's parser for one game tree starting at a given offset (what its public
-# parse_sgf_game / parse_sgf_collection use); fall back to the public API if it moves.
-_PARSE_ONE = getattr(sgf_grammar, "_parse_sgf_game", None)
+# sgfmill's parser of one game tree from an offset, what its public parse_sgf_collection loops
+# over: the public API parses whole files only. pyproject.toml pins sgfmill below 1.2 for it.
+_PARSE_ONE = sgf_grammar._parse_sgf_game
 
 
 def _sgfmill_parse(data: bytes, start: int):
     """(main line property maps, end offset) via sgfmill; raises SgfError("parse error")."""
     try:
-        if _PARSE_ONE is not None:
-            tree, end = _PARSE_ONE(data, start)
-        else:  # pragma: no cover
-            tree = sgf_grammar.parse_sgf_game(memoryview(data)[start:])
-            end = sgf_grammar.tokenise(data, start)[1]
+        tree, end = _PARSE_ONE(data, start)
     except ValueError as e:
         raise SgfError("parse error", str(e)) from None
     if tree is None:
@@ -415,16 +412,14 @@ def _read_one(data: bytes, start: int, source, comments: bool, fast: bool,
     parsed = _fast_parse(data, start) if fast else None
     if parsed is not None:
         root, pairs, end = parsed
-        b = _Builder(root, comments)
-        b.allow_empty = allow_empty
+        b = _Builder(root, comments, allow_empty)
         b.node(root)
         if pairs:
             b.simple_moves(pairs)
         return b.finish(root, source), end
     nodes, end = _sgfmill_parse(data, start)
     root = nodes[0]
-    b = _Builder(root, comments)
-    b.allow_empty = allow_empty
+    b = _Builder(root, comments, allow_empty)
     for props in nodes:
         b.node(props)
     return b.finish(root, source), end

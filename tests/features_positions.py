@@ -18,7 +18,7 @@ import textwrap
 import numpy as np
 
 from goengine.engine import board as B
-from goengine.engine.coords import parse_gtp
+from goengine.engine.coords import format_gtp, loc, parse_gtp
 from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 
@@ -69,6 +69,5 @@ def decode(planes: np.ndarray, first: int = 1) -> np.ndarray:
 
 def points(game: Game, plane: np.ndarray) -> set[str]:
     """The GTP vertices where a single plane [N, N] is set."""
-    from goengine.engine.coords import format_gtp, loc
     n = game.size
     return {format_gtp(loc(r, c, n), n) for r, c in zip(*np.nonzero(plane))}

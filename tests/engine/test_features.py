@@ -13,7 +13,7 @@ import pytest
 
 from goengine.engine import board as B
 from goengine.engine import features
-from goengine.engine.coords import parse_gtp
+from goengine.engine.coords import loc_to_pos, parse_gtp
 from goengine.engine.features import FEATURE_SETS, FEATURE_VERSIONS, FeatureSet, extract, extract_into
 from goengine.engine.game import Game
 from features_positions import decode, grid, load, points
@@ -229,7 +229,6 @@ def test_handicap_stones_count_as_eight_or_more():
 
 
 def features_pos(vertex: str, n: int) -> int:
-    from goengine.engine.coords import loc_to_pos
     return loc_to_pos(parse_gtp(vertex, n), n)
 
 

@@ -9,8 +9,9 @@ import pytest
 
 from goengine.engine import board as B
 from goengine.engine.coords import loc
-from goengine.engine.features import extract
+from goengine.engine.features import extract, get
 from goengine.engine.features.ladder import MAX_LADDER_PLIES
+from features_positions import decode
 from sample_games import kgs_files
 
 
@@ -137,8 +138,6 @@ ALL_SAMPLES = [p.name for p in kgs_files()]
 
 @pytest.mark.parametrize("name", ALL_SAMPLES)
 def test_candidate_planes_match_playing_every_move(name, new_game, read_game):
-    from features_positions import decode
-    from goengine.engine.features import get
     fs = get("alphago48")
     n, handicap, moves = read_game(name)
     g = new_game(n, handicap)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import random
-from types import SimpleNamespace
 
 import pytest
 
@@ -180,13 +179,6 @@ def test_no_clock_and_overrides():
     assert tm.budget(None, BLACK, 0, 19) == math.inf
     with pytest.raises(ValueError):
         TimeConfig(lag_margin=-1)
-
-
-def test_budget_takes_a_game():
-    clock = Clock.byoyomi(600, 30, 5)
-    game = SimpleNamespace(to_play=WHITE, move_number=41, size=19)
-    assert TM.budget(clock, game) == TM.budget(clock, WHITE, 41, 19)
-    assert TM.hard_limit(clock, game) == TM.hard_limit(clock, WHITE, 41, 19)
 
 
 def test_bell_and_moves_left():

@@ -11,10 +11,13 @@ pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
 from goengine.engine.game import Game  # noqa: E402
+from goengine.models.by_size import BySizeEvaluator  # noqa: E402
 from goengine.engine.search.alphago import AlphaGoSearch  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig  # noqa: E402
 from goengine.models.metadata import ROLE_KINDS  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
 
 from zero_nets import export_tiny_zero  # noqa: E402
 
@@ -67,8 +70,6 @@ def test_engine_gtp_plays_the_alphago_search_on_one_zero_network(zero_file, tmp_
 
 
 def test_a_policy_network_is_no_value_network(zero_file, tmp_path, gtp_engine):
-    from goengine.training.nets import networks as nets
-    from goengine.training.nets.export import export_onnx
     policy = tmp_path / "policy.onnx"
     export_onnx(nets.build("policy", "cpu", layers=3, filters=8), "policy", policy, {})
     with gtp_engine("--search", "alphago", "--policy", str(zero_file), "--value", str(policy),
@@ -81,9 +82,6 @@ def test_a_policy_network_is_no_value_network(zero_file, tmp_path, gtp_engine):
 def test_a_by_size_value_takes_each_networks_own_planes(zero_file, tmp_path):
     """The value role filled by a 49-plane value network on every size but 5x5, where the 5x5
     Zero network answers on its 17 planes: each search sends each network its own planes."""
-    from goengine.models.by_size import BySizeEvaluator
-    from goengine.training.nets import networks as nets
-    from goengine.training.nets.export import export_onnx
     export_onnx(nets.build("policy", "cpu", layers=3, filters=8), "policy", tmp_path / "p.onnx", {})
     export_onnx(nets.build("value", "cpu", layers=3, filters=8, fc=8), "value", tmp_path / "v.onnx",
                 {})

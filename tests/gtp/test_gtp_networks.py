@@ -9,19 +9,18 @@ import time
 
 import pytest
 
-
-from goengine.models.session import CPU, providers
-
 pytest.importorskip("torch")
 pytest.importorskip("onnx")
+
+from goengine.models.session import CPU, providers  # noqa: E402
+from goengine.training.nets import networks as nets  # noqa: E402
+from goengine.training.nets.export import export_onnx  # noqa: E402
 
 VERTEX = re.compile(r"[A-HJ-T](1\d|[1-9])|pass")
 
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
-    from goengine.training.nets import networks as nets
-    from goengine.training.nets.export import export_onnx
     d = tmp_path_factory.mktemp("gtp-models")
     for kind, net in (("zero", nets.build("zero", "cpu", blocks=1, filters=8, value_channels=2, fc=8)),
                       ("policy", nets.build("policy", "cpu", layers=3, filters=8))):

@@ -4,6 +4,7 @@ Each bad input must get `? message`, keep the engine alive and leave the positio
 """
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import time
 
 import pytest
 
+from goengine.gtp.main import _setup_logging
 
 
 @pytest.fixture(scope="module")
@@ -335,8 +337,6 @@ def test_sigint_interrupts_a_running_genmove(gtp_engine):
 
 def test_log_file_leaves_out_numba_compiler_debug(tmp_path):
     """A fresh install's first game compiles numba, whose DEBUG lines once made a 35 MB log."""
-    import logging
-    from goengine.gtp.main import _setup_logging
     root = logging.getLogger()
     before = list(root.handlers)
     log = tmp_path / "engine.log"

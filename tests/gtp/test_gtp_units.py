@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
+import goengine.gtp.commands  # noqa: F401  (registers every command's handler)
 from goengine.gtp import analysis
 from goengine.gtp.protocol import INTERRUPT, Command, GtpError, format_failure, format_success, parse_line
+from goengine.gtp.server import REGISTRY
 
 
 # ---- parse_line ---------------------------------------------------------------------------------
@@ -192,8 +194,6 @@ def test_chat_line_shows_the_move_answered_not_the_favourite():
 
 
 def test_every_listed_command_has_a_handler():
-    import goengine.gtp.commands  # noqa: F401
-    from goengine.gtp.server import REGISTRY
     names = REGISTRY.names()
     assert len(names) == len(set(names))
     for required in ("protocol_version", "name", "version", "known_command", "list_commands", "quit",

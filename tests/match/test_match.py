@@ -313,11 +313,7 @@ def test_cli_full_match_gnugo_vs_gnugo(tmp_path):
     assert r.exit_code == 2 and "--overwrite" in r.output
 
 
-def _engine_gtp_argv() -> list[str] | None:
-    try:
-        import goengine.gtp.main  # noqa: F401
-    except ImportError:
-        return None
+def _engine_gtp_argv() -> list[str]:
     exe = shutil.which("engine-gtp")
     argv = [exe] if exe else [sys.executable, "-m", "goengine.gtp.main"]
     helptext = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=120).stdout
@@ -345,8 +341,6 @@ def _only_gnugo_superko_forfeits(s) -> None:
 @needs_gnugo
 def test_goengine_vs_gnugo(tmp_path):
     argv = _engine_gtp_argv()
-    if argv is None:
-        pytest.skip("engine-gtp (gtp.main) is not there yet")
     # the clock is sent (time_settings) but 64 playouts end each move well inside its second
     cfg = _config(argv + ["--playouts", "64"], GNUGO_FAST, tmp_path, games=2, move_timeout=60.0,
                   startup_timeout=300.0, time_control=Clock.simple(1),

@@ -1,6 +1,7 @@
 """The dependency direction of docs/DESIGN.md, enforced on the imports of every module: between
-packages (FORBIDDEN), between the modules of one package (no cycles), and inside functions (none in
-engine/ and gtp/: an import there hides a dependency the module structure should show)."""
+packages (FORBIDDEN), between the modules of one package (no cycles), and inside functions (none
+anywhere but FUNCTION_IMPORTS: an import there hides a dependency the module structure should
+show)."""
 import ast
 import pathlib
 
@@ -18,7 +19,10 @@ FORBIDDEN = {
     "match": {"torch", "onnxruntime", "models", "training"},
 }
 PACKAGES = ("engine", "gtp", "models", "training", "sgf_tools")
-NO_FUNCTION_IMPORTS = ("engine", "gtp")
+NO_FUNCTION_IMPORTS = (*PACKAGES, "match", "tests", "benchmarks")
+# The one function that imports: engine-train registers the stages' commands when it runs, so
+# that an install without the `train` extra (torch) gets a message, not a traceback.
+FUNCTION_IMPORTS = {"training/cli.py"}
 # The one deferred import: gtp.main has the session's loading thread import gtp.loader (numba,
 # onnxruntime), so that the server answers `name` at once.
 DEFERRED_IMPORTS = {"gtp/main.py"}
@@ -228,7 +232,9 @@ def test_no_imports_inside_functions(package):
     bad = []
     for f in sorted((ROOT / package).rglob("*.py")):
         rel = f.relative_to(ROOT).as_posix()
-        bad += [f"{rel}:{line} imports inside a function" for line in _function_level_imports(f)]
+        if rel not in FUNCTION_IMPORTS:
+            bad += [f"{rel}:{line} imports inside a function"
+                    for line in _function_level_imports(f)]
         if rel not in DEFERRED_IMPORTS:
             bad += [f"{rel}:{line} imports by name at run time" for line in _dynamic_imports(f)]
     assert not bad, "\n".join(bad)

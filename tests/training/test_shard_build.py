@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from goengine.sgf_tools import FilterConfig
+from goengine.training.data.prepare import make_filters, prepare_dataset
 from goengine.training.data.shard_build import PART_PREFIX, build_shards
 from training_games import FIXTURE as DIAGONALS
 
@@ -67,8 +68,6 @@ def test_a_failing_process_is_an_error_not_a_wait(tmp_path):
 def test_a_killed_build_is_built_anew(tmp_path):
     """Shards and process folders without dataset.json are a build that was killed: the next
     `engine-train sl` run discards them instead of adding to them."""
-    pytest.importorskip("torch")
-    from goengine.training.data.prepare import make_filters, prepare_dataset
     filters = make_filters("", (9,), None, 0, None)
     fresh = prepare_dataset([str(DIAGONALS)], tmp_path / "fresh", "alphago48", filters, 0.1, None,
                             None, 1, build_workers=2)

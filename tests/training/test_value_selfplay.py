@@ -10,6 +10,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from goengine.engine.features import FEATURE_SETS  # noqa: E402
+from goengine.engine.rollout.policy import RolloutPolicy  # noqa: E402
+from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
+from goengine.models.store import bundled  # noqa: E402
 from goengine.training.nets.curves import append_row, read_rows  # noqa: E402
 from goengine.training.data.dataset import PackedPositions, dataset_komi  # noqa: E402
 from goengine.training.nets.loop import CURVE_FIELDS, plot_curve  # noqa: E402
@@ -23,9 +26,6 @@ COLOUR_PLANE = 48          # alphago49: the value net's 49th plane, ones when bl
 
 @pytest.fixture(scope="module")
 def players():
-    from goengine.engine.rollout.policy import RolloutPolicy
-    from goengine.models.onnx_evaluator import OnnxEvaluator
-    from goengine.models.store import bundled
     rollout = RolloutPolicy.load(bundled("rollout"))
     return lambda seed: (OnnxEvaluator(bundled("policy"), threads=1, kind="policy", cache_size=0,
                                        seed=seed), rollout)
@@ -95,7 +95,6 @@ def test_cli_then_value_training_on_two_sizes(engine_train, tmp_path):
     by_size = dict(kv.split("=") for kv in rows[-1]["heldout_by_size"].split())
     assert {"mse_7", "mse_9"} <= set(by_size) and all(0 <= float(by_size[f"mse_{n}"]) <= 4
                                                       for n in (7, 9))
-    from goengine.models.onnx_evaluator import OnnxEvaluator
     ev = OnnxEvaluator(out / "value.onnx", kind="value")
     assert ev.has_ownership and ev.has_score      # --heads auto: the data has their targets
     assert ev.learned_komi == 7.5                 # the self-play komi, from the dataset

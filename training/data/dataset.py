@@ -72,7 +72,7 @@ class BuildStats:
                 mine[k] = mine.get(k, 0) + v
 
     def as_dict(self) -> dict:
-        return {"read": self.read.as_dict() if hasattr(self.read, "as_dict") else str(self.read),
+        return {"read": self.read.as_dict(),
                 "filtered": self.filtered.as_dict(), "replay_errors": self.replay_errors,
                 "games": self.games, "positions": self.positions, "targets": self.targets,
                 "komi": self.komi}
@@ -81,7 +81,7 @@ class BuildStats:
         skipped = sum(self.replay_errors.values())
         return (f"games read {self.filtered.seen}, kept {self.filtered.kept} "
                 f"({dict(self.filtered.rejected)}), unreadable "
-                f"{getattr(self.read, 'skipped', '?')}, illegal {skipped} {self.replay_errors}; "
+                f"{self.read.skipped}, illegal {skipped} {self.replay_errors}; "
                 f"train {self.games['train']} games / {self.positions['train']} positions, "
                 f"held-out {self.games['heldout']} games / {self.positions['heldout']} positions"
                 + ("; ownership / score targets: {targets} games, {disagreed} counted games judged "

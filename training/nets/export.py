@@ -41,7 +41,7 @@ from goengine.engine.game import Game
 from goengine.models.metadata import (AUX_OUTPUTS, DEFAULT_FEATURE_SET, EXPECTED, INPUT_NAME,
                                      OUTPUT_NAMES, PLANES, POLICY_INDEX, VALUE_PERSPECTIVE,
                                      ModelMetadata)
-from goengine.training.nets.networks import weights_sha256
+from goengine.training.nets.networks import GoNet, weights_sha256
 
 OPSET = 17
 PARITY_SIZES = (9, 19)
@@ -114,7 +114,7 @@ def _save_atomic(proto: onnx.ModelProto, path: Path) -> None:
             os.unlink(tmp)
 
 
-def export_onnx(model: nn.Module, kind: str, path: str | os.PathLike, metadata: dict,
+def export_onnx(model: GoNet, kind: str, path: str | os.PathLike, metadata: dict,
                 board_size: int = 19, atol: float = 1e-4) -> dict[str, str]:
     """Write `model` as ONNX to `path` (atomically) after the parity check; returns its props."""
     if kind not in OUTPUT_NAMES:
@@ -124,7 +124,7 @@ def export_onnx(model: nn.Module, kind: str, path: str | os.PathLike, metadata: 
         raise ValueError(f"metadata keys {sorted(unknown)} are derived from the net or unknown; "
                          f"the caller may set {CALLER_KEYS}")
     path = Path(path)
-    fixed = getattr(model, "fixed_board_size", None)
+    fixed = model.fixed_board_size
     size = fixed or board_size
     props = _props(model, kind, metadata, fixed)
     was_training = model.training
@@ -148,11 +148,11 @@ def export_onnx(model: nn.Module, kind: str, path: str | os.PathLike, metadata: 
     return props
 
 
-def output_names(model: nn.Module, kind: str) -> tuple[str, ...]:
+def output_names(model: GoNet, kind: str) -> tuple[str, ...]:
     """The ONNX outputs of `model`: the kind's own (models.metadata.OUTPUT_NAMES), then the
-    auxiliary heads the net has (`net.output_names`, e.g. a ValueNet with ownership and score)."""
+    auxiliary heads the net has (`GoNet.output_names`, e.g. a ValueNet with ownership and score)."""
     own = OUTPUT_NAMES[kind]
-    names = tuple(getattr(model, "output_names", own))
+    names = model.output_names
     if names[:len(own)] != own or any(n not in AUX_OUTPUTS for n in names[len(own):]):
         raise ValueError(f"a {kind} net must output {own} then some of {AUX_OUTPUTS}, not {names}")
     return names
@@ -171,8 +171,8 @@ def with_registry_metadata(src: str | os.PathLike, dst: str | os.PathLike, extra
     _save_atomic(proto, Path(dst))
 
 
-def _props(model: nn.Module, kind: str, metadata: dict, fixed: int | None) -> dict[str, str]:
-    config = getattr(model, "config", {})
+def _props(model: GoNet, kind: str, metadata: dict, fixed: int | None) -> dict[str, str]:
+    config = model.config
     feature_set = metadata.get("feature_set", DEFAULT_FEATURE_SET[kind])
     planes = config.get("planes") or PLANES[feature_set]
     props = {
@@ -196,7 +196,7 @@ def _props(model: nn.Module, kind: str, metadata: dict, fixed: int | None) -> di
     return props
 
 
-def _torch_export(model: nn.Module, kind: str, path: str, planes: int, size: int,
+def _torch_export(model: GoNet, kind: str, path: str, planes: int, size: int,
                   dynamic_hw: bool) -> None:
     outputs = output_names(model, kind)
     axes = {INPUT_NAME: {0: "batch", 2: "height", 3: "width"} if dynamic_hw else {0: "batch"}}
@@ -257,7 +257,7 @@ def random_move(g: Game, rng) -> int | None:
     return None
 
 
-def _check_parity(model: nn.Module, path: str, planes: int, feature_set: str,
+def _check_parity(model: GoNet, path: str, planes: int, feature_set: str,
                   sizes: tuple[int, ...], atol: float) -> None:
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1

@@ -144,7 +144,7 @@ def _loss(net, kind, planes, move, z, own=None, score=None, mask=None,
     return loss, torch.zeros(()), out
 
 
-def init_from(net, path, sample=None) -> str:
+def init_from(net: nets.GoNet, path, sample=None) -> str:
     """Start `net` from checkpoint `path`; returns what was done, for the log. A net of the same
     kind and depth gives every weight that fits, heads included, widened first (`nets.widen`,
     the same function) when it has fewer filters; any other net gives its `trunk.*` weights, a
@@ -173,7 +173,7 @@ def init_from(net, path, sample=None) -> str:
             continue
         copied += 1
     net.load_state_dict(own)
-    if same or sample is None or not hasattr(net, "trunk"):
+    if same or sample is None or isinstance(net, nets.ZeroNet):     # no AlphaGo trunk to scale
         return f"{copied} tensors{widened}"
     rms = nets.rescale_trunk_output(net, torch.as_tensor(sample))
     return f"{copied} tensors, the trunk's output scaled by 1/{rms:.3g} for the new head"
@@ -233,7 +233,7 @@ def train_step(net, opt, kind, batch, device: torch.device = torch.device("cpu")
 
 
 @torch.no_grad()
-def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int = 256) -> dict:
+def evaluate(net: nets.GoNet, kind, data: PackedPositions, positions: int, batch_size: int = 256) -> dict:
     """Held-out loss, top-1 and top-5 (policy) or MSE (value), on a fixed prefix, identity symmetry;
     for a value net with auxiliary heads also the ownership MSE per point (`own_mse`) and the
     score's mean absolute error in points (`score_mae`), over the positions with those targets
@@ -242,7 +242,7 @@ def evaluate(net, kind, data: PackedPositions, positions: int, batch_size: int =
     device = next(net.parameters()).device
     n = min(positions, len(data))
     loss_sum = top1 = top5 = mse_sum = own_sum = score_sum = aux_n = 0.0
-    heads = kind == "value" and len(getattr(net, "output_names", ())) > 1
+    heads = kind == "value" and len(net.output_names) > 1
     for start in range(0, n, batch_size):
         idx = np.arange(start, min(start + batch_size, n))
         planes, move, z, *aux = _to_device(data.batch(idx, symmetry=0, aux=heads), device)

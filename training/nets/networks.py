@@ -159,11 +159,25 @@ def _check_size(x: torch.Tensor, board_size: int, what: str) -> None:
         raise ValueError(f"{what} is fixed to {board_size}x{board_size}, got {tuple(x.shape[-2:])}")
 
 
+class GoNet(nn.Module):
+    """What every goengine network tells its callers (export, the training loops): its outputs
+    in order (`output_names`, models.metadata.OUTPUT_NAMES of its kind then the auxiliary heads),
+    the one board size it runs on (`fixed_board_size`, None: any), and `config`, the arguments
+    `build` made it from (empty for a net constructed directly)."""
+
+    output_names: tuple[str, ...]
+    fixed_board_size: int | None
+
+    def __init__(self):
+        super().__init__()
+        self.config: dict = {}
+
+
 # ---------------------------------------------------------------------------------------------
 # AlphaGo (Fan / Lee)
 
 
-class PolicyNet(nn.Module):
+class PolicyNet(GoNet):
     """AlphaGo SL / RL policy network p_sigma / p_rho.
 
     Layer 1: k 5x5 filters, ReLU; layers 2..L-1: k 3x3 filters, ReLU; layer L: 1x1 conv to one
@@ -178,13 +192,14 @@ class PolicyNet(nn.Module):
         self.trunk = _alphago_trunk(planes, layers, filters)
         self.head = nn.Conv2d(filters, 1, 1, bias=False)
         self.bias = PositionBias(bias_cap)
-        self.fixed_board_size: int | None = None   # runs on any size
+        self.fixed_board_size = None            # runs on any size
+        self.output_names = ("policy_logits",)
 
     def forward(self, planes: torch.Tensor) -> torch.Tensor:   # [B, C, N, N] -> [B, N*N]
         return self.bias(self.head(self.trunk(planes))).flatten(1)
 
 
-class ValueNet(nn.Module):
+class ValueNet(GoNet):
     """AlphaGo value network v_theta, with optional auxiliary heads.
 
     Layers 1..L-2 as the policy network, layer L-1 one more k 3x3 conv (so L-1 conv layers of k
@@ -264,7 +279,7 @@ class ResidualBlock(nn.Module):
         return F.relu(x + self.b(F.relu(self.a(x))))
 
 
-class ZeroNet(nn.Module):
+class ZeroNet(GoNet):
     """AlphaGo Zero dual-head residual network f_theta(s) = (p, v).
 
     Stem: 3x3 conv, BN, ReLU; then `blocks` residual blocks of `filters` filters.
@@ -342,7 +357,7 @@ class ZeroNet(nn.Module):
 _CLASSES = {"policy": PolicyNet, "value": ValueNet, "zero": ZeroNet}
 
 
-def build(kind: str, preset: str = "cpu", **overrides) -> nn.Module:
+def build(kind: str, preset: str = "cpu", **overrides) -> GoNet:
     """A fresh net of `kind` from `PRESETS[kind][preset]`, with `overrides` applied.
 
     The result carries `net.config = {"kind", "preset", **constructor arguments}`.
@@ -357,7 +372,7 @@ def build(kind: str, preset: str = "cpu", **overrides) -> nn.Module:
     return net
 
 
-def from_config(config: dict) -> nn.Module:
+def from_config(config: dict) -> GoNet:
     """Rebuild the (untrained) net that `config` describes, e.g. the one stored in a checkpoint."""
     params = {k: v for k, v in config.items() if k not in ("kind", "preset")}
     net = _CLASSES[config["kind"]](**params)

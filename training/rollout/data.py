@@ -17,6 +17,11 @@ import numpy as np
 from goengine.engine.coords import PASS, loc
 from goengine.sgf_tools.archives import ReadStats, is_archive, iter_games
 
+try:
+    from tqdm import tqdm
+except ImportError:     # the rollout policy trains without the `train` extra: no bars then
+    tqdm = None
+
 
 @dataclass
 class GameSet:
@@ -130,11 +135,7 @@ def select_positions(gs: GameSet, count: int, rng: np.random.Generator) -> np.nd
 def progress_bar(progress: bool, total, unit: str, desc: str):
     """A tqdm bar on stderr, or None without `progress` or without tqdm (the rollout policy
     trains without the `train` extra)."""
-    if not progress:
-        return None
-    try:
-        from tqdm import tqdm
-    except ImportError:
+    if not progress or tqdm is None:
         return None
     return tqdm(total=total, unit=unit, unit_scale=True, desc=desc, dynamic_ncols=True,
                 file=sys.stderr, smoothing=0.05)

@@ -197,6 +197,7 @@ class ZeroRun:
                  log=print, reference: ReferenceConfig = ReferenceConfig()):
         self.cfg, self.dir, self.pool, self.log = cfg, Path(run_dir), pool, log
         self.reference_cfg = reference
+        self._start = time.monotonic()      # moved back by the resumed run's time once it is read
         self.selfplay_int8 = cfg.selfplay_precision == "int8" or (
             cfg.selfplay_precision == "auto" and providers() == [CPU])
         if not resume and (self.dir / "state.json").exists():
@@ -276,7 +277,7 @@ class ZeroRun:
         save_trainer(self.dir / "checkpoint.pt", self.net, self.opt, self.steps, self.cfg)
 
     def write_state(self) -> None:
-        self.state["elapsed_s"] = time.monotonic() - getattr(self, "_start", time.monotonic())
+        self.state["elapsed_s"] = time.monotonic() - self._start
         write_json(self.dir / "state.json", self.state)
 
     # ---- the phases -------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 from torch.nn import functional as F
+from torch.nn.parallel import DistributedDataParallel
 
 from goengine.engine import symmetry
 from goengine.models.metadata import PLANES
@@ -105,7 +106,7 @@ def train_step(net, opt, batch: ZeroBatch, device=None, precision: str = "fp32",
     opt.zero_grad(set_to_none=True)
     with autocast(device, precision):
         out = net(planes)
-    names = getattr(net, "module", net).output_names      # DDP wraps the net
+    names = (net.module if isinstance(net, DistributedDataParallel) else net).output_names
     loss, parts = zero_loss_of({k: t.float() for k, t in zip(names, out)}, batch, weights)
     loss.backward()
     opt.step()
