@@ -11,9 +11,9 @@ pytest.importorskip("torch")
 pytest.importorskip("onnx")
 
 from goengine.engine.game import Game  # noqa: E402
-from goengine.models.by_size import BySizeEvaluator  # noqa: E402
 from goengine.engine.search.alphago import AlphaGoSearch  # noqa: E402
 from goengine.engine.search.network import NetSearchConfig  # noqa: E402
+from goengine.models.by_size import BySizeEvaluator  # noqa: E402
 from goengine.models.metadata import ROLE_KINDS  # noqa: E402
 from goengine.models.onnx_evaluator import OnnxEvaluator  # noqa: E402
 from goengine.training.nets import networks as nets  # noqa: E402
