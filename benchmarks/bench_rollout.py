@@ -105,7 +105,8 @@ def heldout_value(pol: RolloutPolicy, heldout: str, positions: int, playouts: in
             sts = np.repeat(game.st[None], playouts, axis=0)
             metas = np.repeat(game.meta[None], playouts, axis=0)
             own = np.zeros(game.st.shape[1])
-            z, _margin = rollouts(sts, metas, playouts, game.komi, 3 * 19 * 19, own, tab, True)
+            z, _margin = rollouts(sts, metas, playouts, game.komi, 3 * 19 * 19, own, own.copy(),
+                                  tab, True)
             mover = 1.0 if game.to_play == BLACK else -1.0
             outcome = mover if winner == "b" else -mover
             errors[r, i] = (mover * z.mean() - outcome) ** 2

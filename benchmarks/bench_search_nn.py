@@ -151,7 +151,8 @@ def rollout_rates(rollout, size, batch, seconds) -> tuple[float, float]:
     playout_seed(1)
 
     def work():
-        rollouts(sts.copy(), metas.copy(), batch, 7.5, 3 * size * size, own, tables, True)
+        rollouts(sts.copy(), metas.copy(), batch, 7.5, 3 * size * size, own, own.copy(), tables,
+                 True)
         return batch
     work()
     return _timed(work, seconds)

@@ -118,7 +118,8 @@ def warm_rollouts(size: int) -> None:
     own = np.zeros(g.st.shape[1], dtype=np.float64)
     tables = RolloutPolicy.uniform().new_tables()
     for use_policy in (True, False):
-        rollouts(sts.copy(), metas.copy(), 2, g.komi, 3 * size * size, own, tables, use_policy)
+        rollouts(sts.copy(), metas.copy(), 2, g.komi, 3 * size * size, own, own.copy(), tables,
+                 use_policy)
 
 
 def _two_searches(search, size: int) -> None:

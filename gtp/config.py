@@ -49,6 +49,7 @@ class EngineConfig:
     score_utility: float | None = None   # NetSearchConfig.score_utility and the dynamic
     dynamic_score_utility: float | None = None  # score utility's weight and scale
     dynamic_score_scale: float | None = None
+    criticality: float | None = None  # NetSearchConfig.criticality
     gumbel: bool = False              # NetSearchConfig.gumbel: the Zero search's Gumbel root
     gumbel_k: int | None = None       # NetSearchConfig.gumbel_k
     lag_margin: float | None = None   # TimeConfig.lag_margin

@@ -233,6 +233,7 @@ def _net_config(cfg: EngineConfig, mode: str):
                                    ("score_utility", cfg.score_utility),
                                    ("dynamic_score_utility", cfg.dynamic_score_utility),
                                    ("dynamic_score_scale", cfg.dynamic_score_scale),
+                                   ("criticality", cfg.criticality),
                                    ("gumbel_k", cfg.gumbel_k))
                  if v is not None}
     if cfg.gumbel:      # the AlphaGo search (--search auto's other sizes) ignores it

@@ -101,6 +101,12 @@ def _finite(ctx, param, value):
               help="Network searches: weight of KataGo's dynamic score utility, the same term "
                    "centred on the score the root expects, so that far ahead a safer win still "
                    "counts for more (default 0: off; KataGo 0.3).")
+@click.option("--criticality", type=click.FloatRange(min=0, max=1), default=None,
+              callback=_finite,
+              help="Network searches: weight W of Coulom's criticality in the root's priors, "
+                   "(1 - W) P + W C: C the points whose owner goes with the result over the "
+                   "search's leaves (rollouts; the Zero network's ownership and value heads) "
+                   "(default 0: off).")
 @click.option("--dynamic-score-scale", type=click.FloatRange(min=0, min_open=True), default=None,
               callback=_finite,
               help="The dynamic score utility's scale in board sides (default 0.75, KataGo's).")
@@ -179,7 +185,8 @@ def _finite(ctx, param, value):
 def cli(size, komi, rules, search, rollout, rollout_self_atari, rollout_capture,
         rollout_big_self_atari, lam, c_puct,
         n_thr, batch_size, policy_temperature, rollout_threads, value_komi, komi_scale,
-        score_utility, dynamic_score_utility, dynamic_score_scale, gumbel, gumbel_k, ponder,
+        score_utility, dynamic_score_utility, criticality, dynamic_score_scale, gumbel,
+        gumbel_k, ponder,
         lag_margin, lag_unreported,
         time_manager, model_dir, model_precision, policy_file, value_file, zero_file,
         book_files, no_book, playouts,
@@ -208,7 +215,7 @@ def cli(size, komi, rules, search, rollout, rollout_self_atari, rollout_capture,
                           rollout_threads=rollout_threads, value_komi=value_komi,
                           komi_scale=komi_scale, score_utility=score_utility,
                           dynamic_score_utility=dynamic_score_utility,
-                          dynamic_score_scale=dynamic_score_scale,
+                          criticality=criticality, dynamic_score_scale=dynamic_score_scale,
                           gumbel=gumbel, gumbel_k=gumbel_k,
                           lag_margin=lag_margin, lag_unreported=lag_unreported,
                           time_manager=time_manager.lower(), ponder=ponder,

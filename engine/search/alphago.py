@@ -31,15 +31,17 @@ from goengine.engine.evaluator import Evaluator, feature_set_for
 from goengine.engine.playout import playout, seed as playout_seed
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
 from goengine.engine.search import tree as T
+from goengine.engine.search.criticality import LeafOwnership
 from goengine.engine.search.network import (LeafBatch, NetSearchConfig, NetworkSearch, Position,
                                             features, network_for, run_network)
 
 
 @njit(cache=True, nogil=True)
-def rollouts(sts, metas, count, komi, max_moves, own_acc, rollout_tab, use_policy):
+def rollouts(sts, metas, count, komi, max_moves, own_acc, own_z_acc, rollout_tab, use_policy):
     """(z, margin) from black's view for `count` leaf boards (modified), by the fast rollout
     policy (when `use_policy`) or the heuristic playout policy: each game's result and its final
-    score less komi; the final ownership of each (+1 black, -1 white) is added to own_acc."""
+    score less komi; the final ownership o of each (+1 black, -1 white) is added to own_acc, and
+    o z to own_z_acc (engine.search.criticality)."""
     out = np.zeros(count, dtype=np.float64)
     margin = np.zeros(count, dtype=np.float64)
     amaf = np.zeros(sts.shape[2], dtype=np.int8)
@@ -54,8 +56,10 @@ def rollouts(sts, metas, count, komi, max_moves, own_acc, rollout_tab, use_polic
         for p in range(own.shape[0]):
             if own[p] == 1:
                 own_acc[p] += 1.0
+                own_z_acc[p] += out[i]
             elif own[p] == 2:
                 own_acc[p] -= 1.0
+                own_z_acc[p] -= out[i]
     return out, margin
 
 
@@ -100,10 +104,10 @@ class _RolloutHelper:
                 return
             sts, metas, count, komi, max_moves, area, use_policy = self._job
             try:
-                own = np.zeros(area, dtype=np.float64)
-                z, margin = rollouts(sts, metas, count, komi, max_moves, own, self.tables,
-                                     use_policy)
-                self._out, self._error = (z, margin, own), None
+                stats = LeafOwnership(area)
+                z, margin = rollouts(sts, metas, count, komi, max_moves, stats.own,
+                                     stats.own_z, self.tables, use_policy)
+                self._out, self._error = (z, margin, stats.own, stats.own_z), None
             except Exception as exc:  # handed to the search thread by result()
                 self._out, self._error = None, exc
             self._done.set()
@@ -133,7 +137,7 @@ class AlphaGoSearch(NetworkSearch):
         self.policy_features, self.value_features = policy_features, value_features
         self._pf, self._vf, self._shared = policy_features, value_features, False
         self._use_value = False
-        self._own_acc, self._own_n = np.zeros(0), 0     # the rollouts' ownership sums
+        self._leaf_own = LeafOwnership(0)   # the rollouts' ownership sums
 
     def _configure(self, game) -> None:
         cfg = self.config
@@ -146,8 +150,7 @@ class AlphaGoSearch(NetworkSearch):
         value = network_for(self.value, game.size)
         self._value_leads = self._use_value and value.has_score
         self._utility = cfg.score_utility    # the rollouts' margins give every leaf a score
-        self._own_acc = np.zeros(game.st.shape[1], dtype=np.float64)
-        self._own_n = 0
+        self._leaf_own = LeafOwnership(game.st.shape[1])
 
     def _dynamic_weight(self) -> float:
         return self.config.dynamic_score_utility
@@ -234,7 +237,8 @@ class AlphaGoSearch(NetworkSearch):
         m = batch.size
         z, margin = self._rollouts(batch.sts.copy(), batch.metas.copy(), m, self._game.komi,
                                    self._max_moves)
-        self._own_n += m
+        self._leaf_own.z += float(z.sum())
+        self._leaf_own.n += m
         if worker is not None:
             worker.join()
         self.finish(batch, result.get("net", (None, None, None)), z, margin)
@@ -251,21 +255,24 @@ class AlphaGoSearch(NetworkSearch):
         shares = list(zip(self._helpers, bounds[1:-1], bounds[2:]))
         use_policy = self.rollout is not None
         for h, lo, hi in shares:
-            h.submit(sts[lo:hi], metas[lo:hi], hi - lo, komi, max_moves, self._own_acc.shape[0],
-                     use_policy)
+            h.submit(sts[lo:hi], metas[lo:hi], hi - lo, komi, max_moves,
+                     self._leaf_own.own.shape[0], use_policy)
         z, margin = np.empty(m, dtype=np.float64), np.empty(m, dtype=np.float64)
         first = bounds[1]
         z[:first], margin[:first] = rollouts(sts[:first], metas[:first], first, komi, max_moves,
-                                             self._own_acc, self._rollout_tab, use_policy)
+                                             self._leaf_own.own, self._leaf_own.own_z,
+                                             self._rollout_tab, use_policy)
         for h, lo, hi in shares:
-            z[lo:hi], margin[lo:hi], own = h.result()
-            self._own_acc += own
+            z[lo:hi], margin[lo:hi], own, own_z = h.result()
+            self._leaf_own.own += own
+            self._leaf_own.own_z += own_z
         return z, margin
 
     def _rollout_ownership(self, size: int) -> np.ndarray | None:
-        if self._own_n == 0:    # lambda 0: no rollouts
-            return None
-        return (self._own_acc.reshape(size + 2, size + 2)[1:-1, 1:-1] / self._own_n).copy()
+        return self._leaf_own.mean_ownership(size)     # None at lambda 0: no rollouts
+
+    def _leaf_ownership(self) -> LeafOwnership | None:
+        return self._leaf_own if self._use_rollouts else None
 
     def close(self) -> None:
         """Stop the rollout helper threads (they are daemons: a process may also just exit)."""

@@ -39,6 +39,7 @@ from goengine.engine.features import extract
 from goengine.engine.playout import seed as playout_seed
 from goengine.engine.search import tree as T
 from goengine.engine.search.base import run
+from goengine.engine.search.criticality import REFRESH, LeafOwnership, mixed_priors
 from goengine.engine.search.komi import KOMI_SCALE, komi_shift, learned_komi
 from goengine.engine.search.leaves import (HISTORY, black_values, expand_node, finish_leaves,
                                            select_leaves, utility_on)
@@ -100,6 +101,10 @@ class NetSearchConfig:
     gumbel_c_scale: float = 1.0
     gumbel_scale: float = 1.0      # the Gumbel noise's scale (mctx's gumbel_scale); 0: none, the
                                    # m most probable moves and a deterministic choice
+    criticality: float = 0.0       # weight of Coulom's criticality in the root's priors, from
+                                   # the rollouts (AlphaGo) or the ownership and value heads
+                                   # (Zero) of the search's leaves (engine.search.criticality);
+                                   # 0: off
 
     def lam_for(self, size: int) -> float:
         """Lambda on size x size boards."""
@@ -115,6 +120,8 @@ class NetSearchConfig:
             raise ValueError(f"gumbel_k must be at least 1, not {self.gumbel_k}")
         if not (self.gumbel_c_visit >= 0 and self.gumbel_c_scale >= 0 and self.gumbel_scale >= 0):
             raise ValueError("gumbel_c_visit, gumbel_c_scale and gumbel_scale must be >= 0")
+        if not 0.0 <= self.criticality <= 1.0:
+            raise ValueError(f"criticality must be in [0, 1], not {self.criticality}")
 
 
 def utility_row(static: float, scale: float, dynamic: float, centre: float,
@@ -281,6 +288,11 @@ class NetworkSearch:
         """float[N, N], +1 black: the mean final ownership of the search's rollouts, or None."""
         return None
 
+    def _leaf_ownership(self) -> LeafOwnership | None:
+        """The ownership and result sums of the search's leaves that its criticality reads, or
+        None where it has none (engine.search.criticality)."""
+        return None
+
     def _timed(self, t0: float, count: int) -> None:
         """Count `count` positions evaluated since perf_counter() was `t0`."""
         self.eval_time += time.perf_counter() - t0
@@ -355,6 +367,9 @@ class NetworkSearch:
         self._add_root_noise()
         if game.move_number < cfg.no_pass_before:
             self._prune_root_pass()
+        kids = t.children(t.root)
+        self._root_priors0 = t.tf[T.F_P, kids.start:kids.stop].copy()   # criticality mixes in
+        self._crit_at = REFRESH
 
     def _root_position(self) -> Position:
         """The root's position as the features see it (a copy: features may not change the
@@ -513,6 +528,21 @@ class NetworkSearch:
                       values is not None, z if z is not None else v_black,
                       margin if margin is not None else v_black, z is not None, lead, has_lead,
                       self._util, cfg.n_vl, moves_buf, priors_buf)
+        self._refresh_criticality()
+
+    def _refresh_criticality(self) -> None:
+        """The root's priors mixed with the criticality of the leaves so far, every REFRESH
+        leaves (engine.search.criticality)."""
+        weight, stats = self.config.criticality, self._leaf_ownership()
+        if weight <= 0 or stats is None or stats.n < self._crit_at or self.config.gumbel:
+            return
+        self._crit_at = stats.n + REFRESH
+        t = self.tree
+        kids = t.children(t.root)
+        if len(kids) != len(self._root_priors0):    # a root expanded after begin: none to mix
+            return
+        t.tf[T.F_P, kids.start:kids.stop] = mixed_priors(
+            self._root_priors0, t.ti[T.I_MOVE, kids.start:kids.stop], stats.criticality(), weight)
 
     def _prune_target(self, res: SearchResult) -> None:
         """Policy target pruning: each root move's `target_visits`, its visits less the forced

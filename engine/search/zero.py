@@ -23,9 +23,10 @@ import numpy as np
 
 from goengine.engine import board as B
 from goengine.engine.coords import PASS, loc_to_pos
-from goengine.engine.evaluator import Evaluator
+from goengine.engine.evaluator import Evaluation, Evaluator
 from goengine.engine.features import extract_leaves
 from goengine.engine.search import tree as T
+from goengine.engine.search.criticality import LeafOwnership
 from goengine.engine.search.gumbel import GumbelRoot
 from goengine.engine.search.leaves import score_utility
 from goengine.engine.search.network import (LeafBatch, NetSearchConfig, NetworkSearch, Position,
@@ -47,6 +48,7 @@ class ZeroSearch(NetworkSearch):
         self.net = net
         self._gumbel = None     # (GumbelRoot, root children, their visits before the search)
         self._rate = None       # simulations per second of the last search (the Gumbel plan)
+        self._leaf_own = None   # the leaves' ownership and value sums, with criticality on
 
     def begin(self, game, color, dead_at_terminals: np.ndarray | None = None,
               budget: int | None = None, seconds: float | None = None) -> None:
@@ -54,8 +56,14 @@ class ZeroSearch(NetworkSearch):
         self._gumbel = None     # made at the first descent, once superko has pruned the root
 
     def _configure(self, game) -> None:
-        self._value_leads = self.net.for_size(game.size).has_score
+        net = self.net.for_size(game.size)
+        self._value_leads = net.has_score
         self._utility = self.config.score_utility if self._value_leads else 0.0
+        self._leaf_own = (LeafOwnership(game.st.shape[1])
+                          if self.config.criticality > 0 and net.has_ownership else None)
+
+    def _leaf_ownership(self) -> LeafOwnership | None:
+        return self._leaf_own
 
     def _dynamic_weight(self) -> float:
         return self.config.dynamic_score_utility if self._value_leads else 0.0
@@ -63,15 +71,15 @@ class ZeroSearch(NetworkSearch):
     def _head_net(self, size: int) -> tuple:
         return self.net, PLANES
 
-    def _evaluate(self, planes: np.ndarray, metas: np.ndarray) -> tuple:
-        """(priors, value_stm, score or None) of the positions' `planes` (zero17), counted."""
+    def _evaluate(self, planes: np.ndarray, metas: np.ndarray) -> Evaluation:
+        """The network's answers for the positions' `planes` (zero17), counted."""
         t0 = time.perf_counter()
         ev = run_network(self.net, planes, metas)
         self._timed(t0, len(planes))
-        return ev.priors, ev.value_stm, ev.score
+        return ev
 
     def _root_priors(self, pos: Position) -> np.ndarray:
-        return self._evaluate(features([pos], PLANES), pos.meta[None])[0][0]
+        return self._evaluate(features([pos], PLANES), pos.meta[None]).priors[0]
 
     def _prepare(self, batch: LeafBatch) -> None:
         """Every leaf is expanded and evaluated: its planes, for the whole batch at once."""
@@ -79,7 +87,11 @@ class ZeroSearch(NetworkSearch):
                                       self._game.size)
 
     def _net_for(self, batch: LeafBatch) -> tuple:
-        return self._evaluate(batch.planes, batch.metas)
+        ev = self._evaluate(batch.planes, batch.metas)
+        if self._leaf_own is not None:
+            self._leaf_own.add_predictions(ev.ownership, ev.value_stm, batch.metas,
+                                           self._game.size)
+        return ev.priors, ev.value_stm, ev.score
 
     # ---- the Gumbel root ----------------------------------------------------------------------
     def _plan(self) -> int:
@@ -96,8 +108,8 @@ class ZeroSearch(NetworkSearch):
         """The network's value of the root for its player to move, as the tree's Q holds it
         (the score utility's where that is on)."""
         pos = self._root_position()
-        _, values, scores = self._evaluate(features([pos], PLANES), pos.meta[None])
-        v_black, lead, _ = self._black_values(pos.meta[None], values, scores)
+        ev = self._evaluate(features([pos], PLANES), pos.meta[None])
+        v_black, lead, _ = self._black_values(pos.meta[None], ev.value_stm, ev.score)
         u = score_utility(float(v_black[0]), float(lead[0]), self._util)
         return u if self._color == B.BLACK else -u
 

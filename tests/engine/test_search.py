@@ -239,7 +239,7 @@ def test_rollout_threads_share_the_batch_deterministically():
         res = s.search(g, BLACK, playouts=480)
         t = s.tree
         assert int(t.ti[T.I_N, t.root]) >= 480
-        assert s._own_n >= 480 and len(s._helpers) == 1
+        assert s._leaf_own.n >= 480 and len(s._helpers) == 1
         own = res.ownership_black
         # A-C black, G white: without the helper's rollouts the sums would be halved (~0.37)
         assert own[:, :3].min() > 0.6 and own[:, 6:].max() < -0.6, own
