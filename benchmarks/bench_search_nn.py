@@ -11,7 +11,8 @@ the cpu preset, the speed does not depend on the weights): raw `session.run` on 
 a Zero search from the empty board (random symmetry, no cache, as this benchmark always ran it),
 alternated `--repeats` times, then the search's own work a batch with the network's answers
 canned (steady on a shared machine, where the ratio moves by 0.02-0.05 from run to run; the
-ratio's shortfall is this work and the cache misses the network's run leaves it). Then the
+ratio's shortfall is this work and the cache misses the network's run leaves it), and how a real
+search's batch splits between the network's calls and the search's own work beside them. Then the
 AlphaGo search on the bundled policy, value and rollout models (`--alphago-size`, 0 skips it)
 with `rollout_threads` 1 and 2, against the fast rollout policy's playouts alone from the same empty board, alternated the same way.
 
@@ -103,6 +104,37 @@ class CannedEvaluator(OnnxEvaluator):
         return {name: out[:len(rows)] for name, out in self._canned.items()}
 
 
+class TimedEvaluator(OnnxEvaluator):
+    """The evaluator with the CPU time of its session's calls summed: how a real search's batch
+    splits between the network and the search's own work beside it."""
+
+    def __init__(self, path):
+        super().__init__(path, threads=1, symmetry="random", cache_size=0, seed=1)
+        self.calls, self.cpu = 0, 0.0
+
+    def _run(self, rows):
+        cpu = time.process_time()
+        out = super()._run(rows)
+        self.cpu += time.process_time() - cpu
+        self.calls += 1
+        return out
+
+
+def split_batch(path, size, batch, seconds) -> tuple[float, float]:
+    """(CPU us a batch in the network's calls, CPU us a batch in the rest) of a real Zero search
+    from the empty board of `seconds`, after a warm-up search."""
+    ev = TimedEvaluator(path)
+    zero_rates(ev, size, batch, 1.0, seed=1)
+    ev.calls, ev.cpu = 0, 0.0
+    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=2)
+    g = Game(size)
+    cpu = time.process_time()
+    s.search(g, g.to_play, seconds=seconds)
+    total = time.process_time() - cpu
+    calls = max(ev.calls, 1)
+    return ev.cpu / calls * 1e6, (total - ev.cpu) / calls * 1e6
+
+
 def own_work(path, size, batch, playouts=30_000) -> float:
     """CPU microseconds a batch of the Zero search's own work (CannedEvaluator), `playouts`
     from the empty board after a warm-up search."""
@@ -180,6 +212,9 @@ def zero_rows(path, size, batch, seconds, repeats, threads) -> None:
     own = own_work(path, size, batch)
     print(f"  the search's own work, the network's answers canned: {own:.0f} CPU us a batch, "
           f"against the network's {raw_us:.0f}")
+    net_us, rest_us = split_batch(path, size, batch, seconds)
+    print(f"  in a real search: the network's calls {net_us:.0f} CPU us a batch (raw "
+          f"{raw_us:.0f}), the search's own work beside them {rest_us:.0f} (canned {own:.0f})")
 
 
 def alphago_rows(size, seconds, repeats) -> None:
