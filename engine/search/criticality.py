@@ -18,6 +18,8 @@ docs/results/strength.md). Refreshed as the leaves come in (`REFRESH` leaves apa
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from goengine.engine import board as B
@@ -43,7 +45,7 @@ class LeafOwnership:
         sign = np.where(metas[:, B.M_TOPLAY] == B.BLACK, 1.0, -1.0)
         own = ownership_stm.astype(np.float64) * sign[:, None]
         z = value_stm.astype(np.float64) * sign
-        locs = np.array(all_locs(size), dtype=np.int64)
+        locs = _locs(size)
         self.own[locs] += own.sum(axis=0)
         self.own_z[locs] += (own * z[:, None]).sum(axis=0)
         self.z += float(z.sum())
@@ -64,12 +66,18 @@ class LeafOwnership:
         return np.maximum(self.own_z / n - (self.own / n) * (self.z / n), 0.0)
 
 
+@lru_cache(maxsize=None)
+def _locs(size: int) -> np.ndarray:
+    """int64[N*N]: each point's Loc in Pos order (once a size: every batch reads it)."""
+    return np.array(all_locs(size), dtype=np.int64)
+
+
 def mixed_priors(priors: np.ndarray, moves: np.ndarray, crit: np.ndarray,
                  weight: float) -> np.ndarray:
     """The priors of root moves `moves` (Locs, PASS for pass) with the criticality `crit`
     (float[A], Loc order) mixed in by `weight`: (1 - w) P + w C, C the moves' criticality
     normalised to 1; the priors unchanged where no move has any."""
-    c = np.array([0.0 if mv == PASS else crit[mv] for mv in moves], dtype=np.float64)
+    c = np.where(moves == PASS, 0.0, crit[np.maximum(moves, 0)])
     total = c.sum()
     if weight <= 0 or total <= 0:
         return priors
