@@ -13,8 +13,12 @@ alternated `--repeats` times, then the search's own work a batch with the networ
 canned (steady on a shared machine, where the ratio moves by 0.02-0.05 from run to run; the
 ratio's shortfall is this work and the cache misses the network's run leaves it), and how a real
 search's batch splits between the network's calls and the search's own work beside them. Then the
-AlphaGo search on the bundled policy, value and rollout models (`--alphago-size`, 0 skips it)
-with `rollout_threads` 1 and 2, against the fast rollout policy's playouts alone from the same empty board, alternated the same way.
+AlphaGo search on the bundled policy, value and rollout models (`--alphago-size`, 0 skips it;
+`--alphago-lambda`, default 1: --search auto's on 13x13 and 19x19, where the value network is
+not called) with `rollout_threads` 1 and 2, against the fast rollout policy's playouts alone on
+one thread from the same empty board, alternated the same way; the ratios are against the
+rollouts alone on one thread and on as many threads as the search's (that many times the one
+thread's rate: the ceiling on that many cores).
 
 Each rate is given per wall second and per CPU second of this process: on a machine shared with
 other jobs the wall rates move with their load, while the CPU rates of one thread's work (raw
@@ -159,10 +163,11 @@ def zero_rates(ev, size, batch, seconds, seed) -> tuple[float, float]:
             s.evaluations / max(time.process_time() - cpu, 1e-9))
 
 
-def alphago_rates(nets, size, seconds, threads, seed) -> tuple[float, float]:
+def alphago_rates(nets, size, seconds, threads, seed, lam) -> tuple[float, float]:
     """The AlphaGo search's visits (per wall second, per CPU second) from the empty board."""
     policy, value, rollout = nets
-    s = AlphaGoSearch(NetSearchConfig(mode="alphago", rollout_threads=threads), policy=policy,
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago", rollout_threads=threads, lam=lam),
+                      policy=policy,
                       value=value, policy_features=policy.meta.feature_set,
                       value_features=value.meta.feature_set, seed=seed, rollout=rollout)
     g = Game(size)
@@ -217,7 +222,7 @@ def zero_rows(path, size, batch, seconds, repeats, threads) -> None:
           f"{raw_us:.0f}), the search's own work beside them {rest_us:.0f} (canned {own:.0f})")
 
 
-def alphago_rows(size, seconds, repeats) -> None:
+def alphago_rows(size, seconds, repeats, lam) -> None:
     paths = {k: default_path(k) for k in ("policy", "value", "rollout")}
     if not all(p.exists() for p in paths.values()):
         print("  the bundled policy, value and rollout models are missing: skipped")
@@ -225,13 +230,13 @@ def alphago_rows(size, seconds, repeats) -> None:
     nets = (OnnxEvaluator(paths["policy"], threads=1, kind="policy", seed=1),
             OnnxEvaluator(paths["value"], threads=1, kind="value", seed=1),
             RolloutPolicy.load(paths["rollout"]))
-    alphago_rates(nets, size, 1.0, 2, seed=1)      # compile and warm up
+    alphago_rates(nets, size, 1.0, 2, seed=1, lam=lam)      # compile and warm up
     cfg = NetSearchConfig(mode="alphago")
     rows = []
     for r in range(repeats):
         alone = rollout_rates(nets[2], size, cfg.batch_size, seconds)
-        one = alphago_rates(nets, size, seconds, 1, seed=2 + r)
-        two = alphago_rates(nets, size, seconds, 2, seed=2 + r)
+        one = alphago_rates(nets, size, seconds, 1, seed=2 + r, lam=lam)
+        two = alphago_rates(nets, size, seconds, 2, seed=2 + r, lam=lam)
         rows.append((alone, one, two))
         print(f"  repeat {r + 1}: rollouts alone {alone[0]:6.0f}/s wall {alone[1]:6.0f}/s CPU; "
               f"search, 1 rollout thread {one[0]:6.0f}/s wall {one[1]:6.0f}/s CPU; "
@@ -239,8 +244,8 @@ def alphago_rows(size, seconds, repeats) -> None:
     for k, name in ((1, "1 rollout thread"), (2, "2 rollout threads")):
         wall = _median([row[k][0] / row[0][0] for row in rows])
         cpu = _median([row[k][1] / row[0][1] for row in rows])
-        print(f"  AlphaGo search visits/s, {name} / rollouts alone: {wall:.2f} by wall time, "
-              f"{cpu:.2f} by CPU time")
+        print(f"  AlphaGo search visits/s, {name} / rollouts alone on one thread: {wall:.2f} by "
+              f"wall time ({wall / k:.2f} of {k} threads' rollouts), {cpu:.2f} by CPU time")
 
 
 @click.command()
@@ -253,7 +258,9 @@ def alphago_rows(size, seconds, repeats) -> None:
 @click.option("--threads", default=1, show_default=True, help="onnxruntime threads (Zero)")
 @click.option("--alphago-size", default=19, show_default=True,
               help="board of the AlphaGo search rows; 0: none")
-def main(models, batch, seconds, repeats, threads, alphago_size):
+@click.option("--alphago-lambda", type=click.FloatRange(0, 1), default=1.0, show_default=True,
+              help="lambda of the AlphaGo search rows (1: --search auto's on 13x13 and 19x19)")
+def main(models, batch, seconds, repeats, threads, alphago_size, alphago_lambda):
     for spec in models:
         path, colon, size = spec.rpartition(":")
         if not colon:       # PATH alone: 9x9, as this benchmark measured before it took sizes
@@ -266,8 +273,8 @@ def main(models, batch, seconds, repeats, threads, alphago_size):
         zero_rows(path, int(size), batch, seconds, repeats, threads)
     if alphago_size:
         print(f"AlphaGo search on {alphago_size}x{alphago_size} (bundled policy, value, rollout "
-              f"policy; batch 8, lambda 0.5)", flush=True)
-        alphago_rows(alphago_size, seconds, repeats)
+              f"policy; batch 8, lambda {alphago_lambda:g})", flush=True)
+        alphago_rows(alphago_size, seconds, repeats, alphago_lambda)
 
 
 if __name__ == "__main__":

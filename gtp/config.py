@@ -43,7 +43,8 @@ class EngineConfig:
     n_thr: int | None = None
     batch_size: int | None = None
     policy_temperature: float | None = None
-    rollout_threads: int | None = None
+    rollout_threads: int | None = None  # NetSearchConfig.rollout_threads (0: by the cores
+                                        # where lambda is 1)
     value_komi: float | None = None   # NetSearchConfig.value_komi / komi_scale
     komi_scale: float | None = None
     score_utility: float | None = None   # NetSearchConfig.score_utility and the dynamic

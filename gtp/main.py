@@ -82,8 +82,10 @@ def _finite(ctx, param, value):
               help="Network searches: leaves evaluated per network call.")
 @click.option("--policy-temperature", type=click.FloatRange(min=0, min_open=True), default=None,
               help="Softmax temperature of the SL policy priors (AlphaGo: 0.67).")
-@click.option("--rollout-threads", type=click.IntRange(min=1), default=None,
-              help="AlphaGo search: threads sharing each batch's rollouts (default 1).")
+@click.option("--rollout-threads", type=click.IntRange(min=0), default=None,
+              help="AlphaGo search: threads sharing each batch's rollouts (default 1); 0: the "
+                   "machine's cores (at most 4) where the search runs without its value network "
+                   "(lambda 1: --search auto on 13x13 and 19x19), else 1.")
 @click.option("--value-komi", type=click.FloatRange(-1000, 1000), default=None, callback=_finite,
               help="Network searches: the komi the value networks learned at (default: what "
                    "the network's file says, 7.5 where it says nothing); "

@@ -17,10 +17,13 @@ value network's mean leads mixed by lambda.
 The rollouts of a batch run in numba (GIL released) while onnxruntime evaluates the batch in
 another thread. With `rollout_threads` > 1 the batch's rollouts are split over that many threads,
 so that a core the network leaves idle (lambda = 1, or a network faster than the rollouts) runs
-rollouts too.
+rollouts too; `rollout_threads` 0 takes the machine's cores where lambda is 1 on the board and one
+thread where the value network runs beside the rollouts (`rollout_threads_for`;
+docs/results/speed.md).
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 
@@ -34,6 +37,24 @@ from goengine.engine.search import tree as T
 from goengine.engine.search.criticality import LeafOwnership
 from goengine.engine.search.network import (LeafBatch, NetSearchConfig, NetworkSearch, Position,
                                             features, network_for, run_network)
+
+
+AUTO_ROLLOUT_THREADS = 4   # rollout_threads 0 takes at most this many: a batch of 8 leaves is
+                           # small to split further
+
+
+def rollout_threads_for(configured: int, use_value: bool, cores: int | None = None) -> int:
+    """The threads that share a batch's rollouts: `configured` when it is > 0; for 0, one where
+    the value network evaluates every batch (`use_value`: it takes a core beside the rollouts),
+    else the machine's `cores` (os.cpu_count()), at most AUTO_ROLLOUT_THREADS: at lambda 1 the
+    network's thread only expands leaves (busy 2-24% of a 19x19 search), so the rollouts get the
+    other cores (docs/results/speed.md)."""
+    if configured > 0:
+        return configured
+    if use_value:
+        return 1
+    return max(1, min(cores if cores is not None else (os.cpu_count() or 1),
+                      AUTO_ROLLOUT_THREADS))
 
 
 @njit(cache=True, nogil=True)
@@ -137,6 +158,7 @@ class AlphaGoSearch(NetworkSearch):
         self.policy_features, self.value_features = policy_features, value_features
         self._pf, self._vf, self._shared = policy_features, value_features, False
         self._use_value = False
+        self._threads = 1                   # threads sharing a batch's rollouts (`_configure`)
         self._leaf_own = LeafOwnership(0)   # the rollouts' ownership sums
 
     def _configure(self, game) -> None:
@@ -147,6 +169,7 @@ class AlphaGoSearch(NetworkSearch):
         self._use_rollouts = lam > 0 or self.value is None
         self._use_value = self.value is not None and lam < 1
         self._lam = 1.0 if self.value is None else lam
+        self._threads = rollout_threads_for(cfg.rollout_threads, self._use_value)
         value = network_for(self.value, game.size)
         self._value_leads = self._use_value and value.has_score
         self._utility = cfg.score_utility    # the rollouts' margins give every leaf a score
@@ -247,7 +270,7 @@ class AlphaGoSearch(NetworkSearch):
     def _rollouts(self, sts, metas, m, komi, max_moves) -> np.ndarray:
         """(z, margin) (black's view) for the m leaf boards; the first share runs here, the
         others on the helper threads (each with its own pattern cache and ownership sums)."""
-        k = max(1, min(self.config.rollout_threads, m))
+        k = max(1, min(self._threads, m))
         while len(self._helpers) < k - 1:
             self._helpers.append(_RolloutHelper(self._rollout_pol.new_tables(),
                                                 int(self._rng.integers(2**31))))
@@ -288,4 +311,4 @@ def _metas(positions) -> np.ndarray:
     return np.stack([p.meta for p in positions])
 
 
-__all__ = ["AlphaGoSearch", "rollouts"]
+__all__ = ["AUTO_ROLLOUT_THREADS", "AlphaGoSearch", "rollout_threads_for", "rollouts"]

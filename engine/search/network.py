@@ -71,8 +71,11 @@ class NetSearchConfig:
     dirichlet_alpha: float = 0.0   # > 0 adds root noise (self-play only): 0.03 on 19x19
     dirichlet_eps: float = 0.25
     max_moves_factor: float = 3.0  # rollout length cap, in board points
-    rollout_threads: int = 1       # threads sharing a batch's rollouts (2: +15% visits/s here,
-                                   # no measured strength gain yet)
+    rollout_threads: int = 1       # threads sharing a batch's rollouts; 0: the machine's cores
+                                   # (at most AUTO_ROLLOUT_THREADS) where the search runs
+                                   # without its value network on the board (lambda 1: the
+                                   # network's thread only expands, a core would sit idle),
+                                   # else 1 (engine.search.alphago.rollout_threads_for)
     value_komi: float | None = None  # the komi the value network learned at; None: what its
                                      # file says, else 7.5 (engine.search.komi.learned_komi)
     komi_scale: float = KOMI_SCALE  # logistic scale of the final score, points per board line
@@ -120,6 +123,9 @@ class NetSearchConfig:
             raise ValueError(f"gumbel_k must be at least 1, not {self.gumbel_k}")
         if not (self.gumbel_c_visit >= 0 and self.gumbel_c_scale >= 0 and self.gumbel_scale >= 0):
             raise ValueError("gumbel_c_visit, gumbel_c_scale and gumbel_scale must be >= 0")
+        if self.rollout_threads < 0:
+            raise ValueError(f"rollout_threads must be >= 0 (0: by the cores), not "
+                             f"{self.rollout_threads}")
         if not 0.0 <= self.criticality <= 1.0:
             raise ValueError(f"criticality must be in [0, 1], not {self.criticality}")
 

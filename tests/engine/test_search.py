@@ -13,7 +13,8 @@ from goengine.engine.evaluator import Evaluation, UniformEvaluator
 from goengine.engine.game import Game
 from goengine.engine.rules import Rules
 from goengine.engine.search import tree as T
-from goengine.engine.search.alphago import AlphaGoSearch
+from goengine.engine.search.alphago import (AUTO_ROLLOUT_THREADS, AlphaGoSearch,
+                                            rollout_threads_for)
 from goengine.engine.search.mcts import MctsConfig, MctsSearch
 from goengine.engine.search.network import ALPHAGO_C_PUCT, ZERO_C_PUCT, NetSearchConfig
 from goengine.engine.search.policy import PolicyPlayer
@@ -247,6 +248,34 @@ def test_rollout_threads_share_the_batch_deterministically():
         runs.append([(m.move, m.visits) for m in res.moves])
         s.close()
     assert runs[0] == runs[1]
+
+
+def test_rollout_threads_by_the_cores_where_no_value_network_runs():
+    """rollout_threads 0 (engine-gtp's default): the machine's cores, at most
+    AUTO_ROLLOUT_THREADS, where the rollouts alone value the leaves; one thread where the value
+    network takes a core beside them; a number set by hand is kept."""
+    assert rollout_threads_for(3, True, cores=2) == 3
+    assert rollout_threads_for(1, False, cores=8) == 1
+    assert rollout_threads_for(0, True, cores=8) == 1
+    assert [rollout_threads_for(0, False, cores=c) for c in (1, 2, 3, 64)] == \
+        [1, 2, 3, AUTO_ROLLOUT_THREADS]
+    with pytest.raises(ValueError, match="rollout_threads"):
+        NetSearchConfig(mode="alphago", rollout_threads=-1)
+
+
+@pytest.mark.parametrize("lam, helpers", [(1.0, 1), (0.5, 0)])
+def test_auto_rollout_threads_follow_lambda(monkeypatch, lam, helpers):
+    """On a 2-core machine, rollout_threads 0: a second rollout thread at lambda 1 (the value
+    network unused), none at lambda 0.5 (the value network's thread needs the core); the
+    search's rollouts are all counted either way."""
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    g = _black_owns_left()
+    s = AlphaGoSearch(NetSearchConfig(mode="alphago", lam=lam, rollout_threads=0),
+                      policy=UniformEvaluator(), value=UniformEvaluator(), seed=5)
+    res = s.search(g, BLACK, playouts=160)
+    assert len(s._helpers) == helpers
+    assert s._leaf_own.n >= 160 and res.simulations >= 160
+    s.close()
 
 
 @pytest.mark.parametrize("searcher", ["heuristic", "alphago-rollouts"])

@@ -97,7 +97,8 @@ def test_unknown_and_invalid_command_line_arguments_fail_clearly(repo_root):
                         (["--model-dir", "/no/such/dir"], "--model-dir"),
                         (["--time-per-move", "0"], "--time-per-move"),
                         (["--rollout-self-atari", "2"], "--rollout-self-atari"),
-                        (["--rollout-capture", "-1"], "--rollout-capture")):
+                        (["--rollout-capture", "-1"], "--rollout-capture"),
+                        (["--rollout-threads", "-1"], "--rollout-threads")):
         proc = subprocess.run([sys.executable, "-m", "goengine.gtp.main", *args], capture_output=True,
                               cwd=repo_root, timeout=30, stdin=subprocess.DEVNULL)
         assert proc.returncode == 2, (args, proc.stderr)

@@ -79,6 +79,22 @@ def test_auto_search_plays_each_size_at_its_measured_lambda(monkeypatch):
     assert told.lam_by_size == ()
 
 
+def test_rollout_threads_zero_takes_the_cores_at_lambda_1(monkeypatch):
+    """--rollout-threads 0 reaches the AlphaGo search, which splits its rollouts over the
+    machine's cores on the sizes where it runs at lambda 1 (AUTO_LAMBDA), one thread elsewhere."""
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    auto = resolve_auto_search(EngineConfig(size=13, seed=1, no_book=True, rollout_threads=0,
+                                            playouts=16))
+    s = Session(auto, lambda: loader)
+    s.game = loader.new_game(13, s.rules)
+    loader.load_player(s)
+    search = s.player.search
+    assert search.config.rollout_threads == 0
+    s.player.genmove(s.game, s.game.to_play)
+    assert len(search._helpers) == 1         # 13x13: lambda 1, two threads on two cores
+    search.close()
+
+
 class _HeldLoader:
     """The real loader whose player stage waits until the test lets it finish: a warm-up that
     takes as long as the test wants."""
