@@ -47,7 +47,7 @@ def rollout_threads_for(configured: int, use_value: bool, cores: int | None = No
     """The threads that share a batch's rollouts: `configured` when it is > 0; for 0, one where
     the value network evaluates every batch (`use_value`: it takes a core beside the rollouts),
     else the machine's `cores` (os.cpu_count()), at most AUTO_ROLLOUT_THREADS: at lambda 1 the
-    network's thread only expands leaves (busy 2-24% of a 19x19 search), so the rollouts get the
+    network's thread only expands leaves (busy 2-36% of a 19x19 search), so the rollouts get the
     other cores (docs/results/speed.md)."""
     if configured > 0:
         return configured
