@@ -8,8 +8,11 @@ rollouts alone, measured in one run.
 Per `--model PATH[:SIZE]` (SIZE 9 when not given; default: the bundled 9x9 int8 Zero network on
 9x9 and the 19x19 int8 one on 19x19; `--model fresh:9` exports a freshly initialised network of
 the cpu preset, the speed does not depend on the weights): raw `session.run` on one batch of B random planes, then
-a Zero search from the empty board (random symmetry, no cache, as this benchmark always ran it),
-alternated `--repeats` times, then the search's own work a batch with the network's answers
+a Zero search from the empty board (random symmetry, no cache, as this benchmark always ran it)
+twice: on a fresh tree, whose memory pages the search writes for the first time (each first
+write a kernel page fault), and on a tree kept from earlier searches, as engine-gtp keeps its
+search's tree for as long as it runs (`kept_search`: the steady state of play after the first
+moves); alternated `--repeats` times, then the search's own work a batch with the network's answers
 canned (steady on a shared machine, where the ratio moves by 0.02-0.05 from run to run; the
 ratio's shortfall is this work and the cache misses the network's run leaves it), and how a real
 search's batch splits between the network's calls and the search's own work beside them. Then the
@@ -126,12 +129,12 @@ class TimedEvaluator(OnnxEvaluator):
 
 def split_batch(path, size, batch, seconds) -> tuple[float, float]:
     """(CPU us a batch in the network's calls, CPU us a batch in the rest) of a real Zero search
-    from the empty board of `seconds`, after a warm-up search."""
+    from the empty board of `seconds`, on a kept tree (`kept_search`)."""
     ev = TimedEvaluator(path)
-    zero_rates(ev, size, batch, 1.0, seed=1)
+    s = kept_search(ev, size, batch, seconds)
     ev.calls, ev.cpu = 0, 0.0
-    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=2)
     g = Game(size)
+    s.tree.reset(g.to_play)
     cpu = time.process_time()
     s.search(g, g.to_play, seconds=seconds)
     total = time.process_time() - cpu
@@ -144,23 +147,39 @@ def own_work(path, size, batch, playouts=30_000) -> float:
     from the empty board after a warm-up search."""
     ev = CannedEvaluator(path, size, batch)
     g = Game(size)
-    ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=1).search(
-        g, g.to_play, playouts=playouts // 10)
-    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=2)
+    zero_search(ev, batch, seed=1).search(g, g.to_play, playouts=playouts // 10)
+    s = zero_search(ev, batch, seed=2)
     calls, cpu = ev.calls, time.process_time()
     s.search(g, g.to_play, playouts=playouts)
     return (time.process_time() - cpu) / max(ev.calls - calls, 1) * 1e6
 
 
-def zero_rates(ev, size, batch, seconds, seed) -> tuple[float, float]:
+def zero_rates(search: ZeroSearch, size, seconds) -> tuple[float, float]:
     """The Zero search's network evaluations (per wall second, per CPU second) from the empty
-    board, one search of `seconds`."""
-    s = ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=seed)
+    board, one search of `seconds` on `search` with its tree started afresh."""
     g = Game(size)
+    search.tree.reset(g.to_play)
+    before = search.evaluations
     wall, cpu = time.perf_counter(), time.process_time()
-    s.search(g, g.to_play, seconds=seconds)
-    return (s.evaluations / (time.perf_counter() - wall),
-            s.evaluations / max(time.process_time() - cpu, 1e-9))
+    search.search(g, g.to_play, seconds=seconds)
+    n = search.evaluations - before
+    return n / (time.perf_counter() - wall), n / max(time.process_time() - cpu, 1e-9)
+
+
+def zero_search(ev, batch, seed) -> ZeroSearch:
+    return ZeroSearch(NetSearchConfig(mode="zero", batch_size=batch), net=ev, seed=seed)
+
+
+def kept_search(ev, size, batch, seconds) -> ZeroSearch:
+    """A Zero search whose tree has been through two searches of 2 x `seconds`: both of its
+    array sets (tree reuse compacts from one into the other) written as far as a measured search
+    reaches, as in engine-gtp after its first moves, where the search and its tree live as long
+    as the engine. A fresh tree's first writes to each memory page cost the kernel's page faults
+    (on this VM about 2 us a 4 KiB page, or a stall where it assembles a huge page)."""
+    search = zero_search(ev, batch, seed=1)
+    for _ in range(2):
+        zero_rates(search, size, 2 * seconds)
+    return search
 
 
 def alphago_rates(nets, size, seconds, threads, seed, lam) -> tuple[float, float]:
@@ -201,24 +220,29 @@ def _median(xs) -> float:
 
 def zero_rows(path, size, batch, seconds, repeats, threads) -> None:
     ev = OnnxEvaluator(path, threads=threads, symmetry="random", cache_size=0, seed=1)
-    zero_rates(ev, size, batch, 1.0, seed=1)      # compile and warm up
+    zero_rates(zero_search(ev, batch, seed=1), size, 1.0)      # compile and warm up
+    kept = kept_search(ev, size, batch, seconds)
     rows = []
     for r in range(repeats):
         raw = raw_rates(path, size, batch, seconds, threads)
-        inside = zero_rates(ev, size, batch, seconds, seed=2 + r)
-        rows.append((raw, inside))
+        fresh = zero_rates(zero_search(ev, batch, seed=2 + r), size, seconds)
+        steady = zero_rates(kept, size, seconds)
+        rows.append((raw, fresh, steady))
         print(f"  repeat {r + 1}: raw {raw[0]:7.0f}/s wall {raw[1]:7.0f}/s CPU; inside the "
-              f"search {inside[0]:7.0f}/s wall {inside[1]:7.0f}/s CPU", flush=True)
-    wall = _median([i[0] / w[0] for w, i in rows])
-    cpu = _median([i[1] / w[1] for w, i in rows])
-    print(f"  Zero search / raw onnxruntime at batch {batch}: {wall:.2f} by wall time, "
-          f"{cpu:.2f} by CPU time (goal >= 0.90)")
-    raw_us = batch / _median([w[1] for w, _ in rows]) * 1e6
+              f"search, a fresh tree {fresh[0]:7.0f}/s wall {fresh[1]:7.0f}/s CPU; the tree "
+              f"kept {steady[0]:7.0f}/s wall {steady[1]:7.0f}/s CPU", flush=True)
+    for k, name in ((1, "a fresh tree (its pages first written in the search)"),
+                    (2, "the tree kept, as engine-gtp keeps it (its pages written already)")):
+        wall = _median([row[k][0] / row[0][0] for row in rows])
+        cpu = _median([row[k][1] / row[0][1] for row in rows])
+        print(f"  Zero search / raw onnxruntime at batch {batch}, {name}: {wall:.2f} by wall "
+              f"time, {cpu:.2f} by CPU time (goal >= 0.90)")
+    raw_us = batch / _median([row[0][1] for row in rows]) * 1e6
     own = own_work(path, size, batch)
     print(f"  the search's own work, the network's answers canned: {own:.0f} CPU us a batch, "
           f"against the network's {raw_us:.0f}")
     net_us, rest_us = split_batch(path, size, batch, seconds)
-    print(f"  in a real search: the network's calls {net_us:.0f} CPU us a batch (raw "
+    print(f"  in a real search, the tree kept: the network's calls {net_us:.0f} CPU us a batch (raw "
           f"{raw_us:.0f}), the search's own work beside them {rest_us:.0f} (canned {own:.0f})")
 
 
