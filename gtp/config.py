@@ -10,6 +10,7 @@ import importlib.util
 import os
 from dataclasses import dataclass, replace
 
+from goengine.engine.cores import cores_up_to
 from goengine.models.names import BOOK_FILES, BUNDLED_DIR, MODEL_FILES, SIZED_MODEL_FILES, int8_variant
 
 
@@ -102,7 +103,7 @@ def network_threads(config: EngineConfig, search: str | None = None) -> int:
     if config.threads is not None:
         return config.threads
     if (search or config.search) in ("zero", "policy"):
-        return max(1, min(os.cpu_count() or 1, MAX_DEFAULT_THREADS))
+        return cores_up_to(MAX_DEFAULT_THREADS)
     return 1
 
 

@@ -23,13 +23,13 @@ docs/results/speed.md).
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
 
 import numpy as np
 from numba import njit
 
+from goengine.engine.cores import cores_up_to
 from goengine.engine.evaluator import Evaluator, feature_set_for
 from goengine.engine.playout import playout, seed as playout_seed
 from goengine.engine.rollout.policy import RolloutPolicy, policy_playout
@@ -53,8 +53,7 @@ def rollout_threads_for(configured: int, use_value: bool, cores: int | None = No
         return configured
     if use_value:
         return 1
-    return max(1, min(cores if cores is not None else (os.cpu_count() or 1),
-                      AUTO_ROLLOUT_THREADS))
+    return cores_up_to(AUTO_ROLLOUT_THREADS, cores)
 
 
 @njit(cache=True, nogil=True)
