@@ -133,10 +133,8 @@ def split_batch(path, size, batch, seconds) -> tuple[float, float]:
     ev = TimedEvaluator(path)
     s = kept_search(ev, size, batch, seconds)
     ev.calls, ev.cpu = 0, 0.0
-    g = Game(size)
-    s.tree.reset(g.to_play)
     cpu = time.process_time()
-    s.search(g, g.to_play, seconds=seconds)
+    zero_rates(s, size, seconds)
     total = time.process_time() - cpu
     calls = max(ev.calls, 1)
     return ev.cpu / calls * 1e6, (total - ev.cpu) / calls * 1e6

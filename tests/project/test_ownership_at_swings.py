@@ -27,12 +27,10 @@ def test_every_position_split_into_lost_and_kept_stones():
     p = _run("--after", "20", "--group", "2")
     assert p.returncode == 0, p.stderr[-3000:]
     lines = LINE.findall(p.stdout)
-    ids = [q["id"] for q in json.loads((ROOT / "benchmarks" / "regression" /
-                                        "positions.json").read_text())["positions"]]
-    positions = json.loads((ROOT / "benchmarks" / "regression" / "positions.json").read_text())
-    assert POSITION.findall(p.stdout) == ids
-    assert {line[0] for line in lines} >= {q["id"] for q in positions["positions"]
-                                           if q["size"] == 9}
+    positions = json.loads((ROOT / "benchmarks" / "regression" /
+                            "positions.json").read_text())["positions"]
+    assert POSITION.findall(p.stdout) == [q["id"] for q in positions]
+    assert {line[0] for line in lines} >= {q["id"] for q in positions if q["size"] == 9}
     for _, lost, own_lost, safe, kept, own_kept in lines:
         assert int(safe) <= int(lost)
         for own, count in ((own_lost, lost), (own_kept, kept)):
