@@ -15,16 +15,21 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
+from goengine.engine.replay import record_move
 from goengine.engine.timecontrol import Clock
-from goengine.match.runner import EngineSpec, Match, MatchConfig, MatchError, default_referee
+from goengine.match.runner import (EngineSpec, Match, MatchConfig, MatchError, Opening,
+                                   default_referee)
 from goengine.match.sprt import Sprt
 from goengine.match.summary import GameResult, read_results
+from goengine.sgf_tools import SgfError, read_sgf_file
 
 MATCH_FILE = "match.json"       # a match's settings in its --sgf-dir, for --resume
 RESUME_OVERRIDES = ("games", "stderr_dir")    # what a resumed match may change (and --quiet)
 
 
-def _split_command(value: str, what: str) -> list[str]:
+def split_command(value: str, what: str) -> list[str]:
+    """A command-line option's engine command as argv; a usage error (naming the option `what`)
+    when it does not parse or its executable is not there."""
     try:
         argv = shlex.split(value)
     except ValueError as e:
@@ -61,6 +66,25 @@ def _sprt(value: str | None) -> Sprt | None:
     except ValueError as e:
         raise click.BadParameter(f"{value!r}: expected ELO0,ELO1 with ELO0 < ELO1, e.g. 0,35 "
                                  f"({e})", param_hint="'--sprt'") from None
+
+
+def _openings(paths, moves: int | None, size: int) -> list[Opening]:
+    """The openings of --opening files: each main line's first `moves` moves (all by default)."""
+    openings = []
+    for path in paths:
+        try:
+            record = read_sgf_file(path)
+        except (OSError, SgfError) as e:
+            raise click.BadParameter(f"cannot read {path}: {e}", param_hint="'--opening'") from None
+        if record.size != size:
+            raise click.BadParameter(f"{path} is a {record.size}x{record.size} game, the match "
+                                     f"is {size}x{size}", param_hint="'--opening'")
+        if record.setup_black or record.setup_white:
+            raise click.BadParameter(f"{path} has setup stones; an opening is moves from the "
+                                     "empty board", param_hint="'--opening'")
+        kept = record.moves if moves is None else record.moves[:moves]
+        openings.append(Opening(str(path), tuple(record_move(m, size) for m in kept)))
+    return openings
 
 
 def _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit) -> tuple[Clock | None, bool]:
@@ -161,6 +185,12 @@ def prepare_sgf_dir(d: Path, overwrite: bool, jsonl_path: str | None,
               help="Stop once a sequential probability ratio test (alpha = beta = 0.05, as the "
                    "Zero loop's gating) decides whether A is ELO1 stronger than B (H1) or only "
                    "ELO0 (H0), e.g. 0,35; --games is then the most played.")
+@click.option("--opening", "openings", multiple=True, metavar="SGF",
+              type=click.Path(exists=True, dir_okay=False),
+              help="Begin the games from this SGF game's moves (repeat the option for several: "
+                   "game i takes the i-th, in turn); outside the clock.")
+@click.option("--opening-moves", type=click.IntRange(min=0), default=None,
+              help="Play only this many of each opening's moves. [default: all]")
 @click.option("--resume", type=click.Path(exists=True, file_okay=False), default=None,
               metavar="SGF_DIR",
               help="Play on a match begun with --sgf-dir SGF_DIR and stopped (its match.json "
@@ -194,15 +224,16 @@ def resumed_options(ctx: click.Context, d: Path, given: dict) -> dict:
     path = d / MATCH_FILE
     try:
         stored = json.loads(path.read_text(encoding="utf-8"))["options"]
-        if set(stored) != set(given):
-            raise ValueError(f"options {sorted(set(stored) ^ set(given))} differ from this "
+        if set(stored) - set(given):
+            raise ValueError(f"options {sorted(set(stored) - set(given))} are not this "
                              "engine-match's")
     except FileNotFoundError:
         raise click.UsageError(f"{d} holds no {MATCH_FILE}: only a match begun with --sgf-dir "
                                "can be resumed") from None
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise click.UsageError(f"{path} is not engine-match's record of a match: {e}") from None
-    options = dict(stored)
+    # an option newer than the match was not given to it: its default (not set here, as checked)
+    options = {**given, **stored}
     options.update({k: given[k] for k in RESUME_OVERRIDES
                     if ctx.get_parameter_source(k) is not ParameterSource.DEFAULT})
     options["sgf_dir"] = str(d)     # the folder as named now
@@ -220,12 +251,14 @@ def write_json(path: str, obj) -> None:
 def play(options: dict, quiet: bool, overwrite: bool, resume: bool, *, cmd_a, cmd_b, name_a,
          name_b, games, size, komi, handicap, rules, time_per_move, main_time, byoyomi,
          byoyomi_stones, time_forfeit, lag, move_timeout, command_timeout, startup_timeout,
-         max_moves, sgf_dir, jsonl_path, csv_path, referee, stderr_dir, seed, sprt) -> None:
+         max_moves, sgf_dir, jsonl_path, csv_path, referee, stderr_dir, seed, sprt, openings,
+         opening_moves) -> None:
     """Run the match `options` (the keywords) describe: a new one, or with `resume` the one in
     its SGF dir. `options` is what MATCH_FILE keeps of it."""
     sprt = _sprt(sprt)
-    argv_a = _split_command(cmd_a, "'--a'")
-    argv_b = _split_command(cmd_b, "'--b'")
+    opening_list = _openings(openings, opening_moves, size)
+    argv_a = split_command(cmd_a, "'--a'")
+    argv_b = split_command(cmd_b, "'--b'")
 
     clock, enforce = _clock(time_per_move, main_time, byoyomi, byoyomi_stones, time_forfeit)
     if clock is not None and move_timeout < (clock.period_time if clock.main_time == 0 else 0):
@@ -236,7 +269,7 @@ def play(options: dict, quiet: bool, overwrite: bool, resume: bool, *, cmd_a, cm
     elif referee.strip().lower() in ("none", ""):
         referee_argv = None
     else:
-        referee_argv = _split_command(referee, "'--referee'")
+        referee_argv = split_command(referee, "'--referee'")
 
     previous = []
     if sgf_dir:
@@ -256,7 +289,7 @@ def play(options: dict, quiet: bool, overwrite: bool, resume: bool, *, cmd_a, cm
             command_timeout=command_timeout, startup_timeout=startup_timeout,
             max_moves=max_moves, sgf_dir=sgf_dir, results_jsonl=jsonl_path,
             results_csv=csv_path, referee=referee_argv, stderr_dir=stderr_dir, seed=seed,
-            sprt=sprt)
+            sprt=sprt, openings=opening_list)
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     if sgf_dir:     # what --resume plays on with (a resumed match's own: its --games)
@@ -290,7 +323,8 @@ def play(options: dict, quiet: bool, overwrite: bool, resume: bool, *, cmd_a, cm
         click.echo(f"engine-match: {games} games on {size}x{size}, komi {komi:g}"
                    + (f", handicap {handicap}" if handicap else "")
                    + f", {rules} rules, {tc_s}, move timeout {move_timeout:g} s"
-                   + f", referee: {shlex.join(referee_argv) if referee_argv else 'none'}")
+                   + f", referee: {shlex.join(referee_argv) if referee_argv else 'none'}"
+                   + (f", {len(opening_list)} openings" if opening_list else ""))
     match = Match(cfg, progress=progress, log=log, previous=previous)
     interrupted = False
     try:

@@ -10,6 +10,10 @@ other engine. An engine forfeits the game on a crash, a `genmove` over the hard 
 move, and, with a real clock, on overstepping its time by more than `lag` seconds. An engine that
 crashed or timed out is restarted before the next game.
 
+A game may begin from an opening (`openings`, game i the ((i - 1) mod len)-th): its moves are
+played into the referee's game and sent to both engines with `play` before the first `genmove`,
+outside the clock; the SGF keeps them as the game's first moves.
+
 The game ends after two consecutive passes, a resignation, a forfeit, or `max_moves`. Scoring uses the
 rules' count (area by default) with komi; dead stones are
   1. the dead list both engines give to `final_status_list dead`, if both answer and agree; else
@@ -60,6 +64,25 @@ def default_referee() -> list[str] | None:
     return [path, "--mode", "gtp", "--chinese-rules", "--level", "10"]
 
 
+@dataclass(frozen=True)
+class Opening:
+    """A position a game begins from: the moves that lead to it from the empty board."""
+    name: str                                  # where it came from (an SGF file), for the record
+    moves: tuple[tuple[int, int], ...]         # (colour, Loc), Loc PASS for a pass
+
+    def check(self, size: int, rules: str, komi: float) -> None:
+        """ValueError unless the moves are legal in turn on an empty `size` board."""
+        game = Game(size, named_rules(rules, komi))
+        for i, (color, lc) in enumerate(self.moves):
+            try:
+                game.play(color, lc)
+            except IllegalMove as e:
+                raise ValueError(f"opening {self.name}: move {i + 1} is illegal on "
+                                 f"{size}x{size}: {e}") from None
+        if game.is_over():
+            raise ValueError(f"opening {self.name}: it ends the game (two passes)")
+
+
 @dataclass
 class EngineSpec:
     argv: list[str]
@@ -90,6 +113,8 @@ class MatchConfig:
     seed: int | None = None                    # seeds the colour of game 1 (coin flip)
     a_black_first: bool = True                 # without a seed: A takes black in game 1
     sprt: Sprt | None = None                   # stop once the SPRT decides (at most `games`)
+    openings: Sequence[Opening] = ()           # positions the games begin from, in turn
+
 
     def __post_init__(self):
         if self.games < 1:
@@ -107,6 +132,14 @@ class MatchConfig:
             raise ValueError("max_moves must be >= 1")
         if self.time_control is not None:
             time_settings_args(self.time_control)               # ValueError when GTP cannot say it
+        if self.openings and self.handicap:
+            raise ValueError("openings and a handicap cannot be combined")
+        for op in self.openings:
+            op.check(self.size, self.rules, self.komi)           # ValueError when not playable
+
+    def opening_for(self, index: int) -> "Opening | None":
+        """The opening game `index` (1-based) begins from, if any."""
+        return self.openings[(index - 1) % len(self.openings)] if self.openings else None
 
     @property
     def move_cap(self) -> int:
@@ -267,10 +300,15 @@ class Match:
                          black_name=by_color[BLACK].name, white_name=by_color[WHITE].name,
                          winner=None, winner_color=None, result="Void", end="")
         comments: list[str] = []
+        opening = cfg.opening_for(index)
+        if opening is not None:
+            comments.append(f"Began from {len(opening.moves)} moves of {opening.name}.")
         try:
             for color in (BLACK, WHITE):
                 self._setup(by_color[color], color, game.handicap)
             res.black_name, res.white_name = by_color[BLACK].name, by_color[WHITE].name
+            if opening is not None:
+                self._play_opening(game, by_color, opening)
             self._loop(game, by_color, self._new_clock(), spent, res)
         except _Forfeit as f:
             comments.append(self._forfeited(f, by_color, res))
@@ -376,6 +414,15 @@ class Match:
             if not isinstance(e, GtpError):
                 player.needs_restart = True
             raise _Forfeit(color, f"setup failed: {_describe(e)}") from e
+
+    def _play_opening(self, game: Game, by_color, opening: "Opening") -> None:
+        """The opening's moves into the referee's game and both engines (an engine that refuses
+        one forfeits, as for any legal move it is sent)."""
+        for color, lc in opening.moves:
+            game.play(color, lc)          # legal: MatchConfig checked the opening
+            for receiver_color in (BLACK, WHITE):
+                self._forward(by_color[receiver_color], receiver_color, color,
+                              format_gtp(lc, game.size), game_over=False)
 
     def _send_handicap(self, client: GtpClient, locs: list[int]) -> None:
         n = self.cfg.size

@@ -252,6 +252,17 @@ def test_resume_plays_on_a_stopped_match(script, tmp_path):
     r = CliRunner().invoke(cli_main, ["--resume", str(out)])
     assert r.exit_code == 0 and "games 5: A 3 wins, B 2 wins" in r.output
     assert len((out / "results.jsonl").read_text().splitlines()) == 5
+    # a match recorded before an option existed plays on with its default; an option this
+    # engine-match does not know is refused
+    record = json.loads((out / "match.json").read_text())
+    del record["options"]["openings"], record["options"]["opening_moves"]
+    (out / "match.json").write_text(json.dumps(record))
+    r = CliRunner().invoke(cli_main, ["--resume", str(out), "--games", "6"])
+    assert r.exit_code == 0 and "game 6/6:" in r.output, r.output
+    record["options"]["no_such_option"] = 1
+    (out / "match.json").write_text(json.dumps(record))
+    r = CliRunner().invoke(cli_main, ["--resume", str(out), "--games", "7"])
+    assert r.exit_code == 2 and "['no_such_option'] are not this engine-match's" in r.output
 
 
 def test_resume_usage_errors(script, tmp_path):
@@ -391,3 +402,53 @@ def test_goengine_vs_itself_19x19_handicap_4(tmp_path):
     rec = read_sgf_file(r.sgf)
     assert rec.size == 19 and rec.handicap == 4 and len(rec.setup_black) == 4
     assert rec.moves[0][0] == "w"       # white moves first after the handicap stones
+
+
+# ----------------------------------------------------------------------------- openings
+@needs_gnugo
+def test_games_begin_from_the_opening(open_loss_sgf, tmp_path):
+    """Both games start from the real game's first 21 moves, White to play, colours swapped;
+    GNU Go, told the moves, plays on legally to the end of each game."""
+    sgf = tmp_path / "opening.sgf"
+    sgf.write_bytes(open_loss_sgf)
+    out = tmp_path / "match"
+    cmd = f"{GNUGO} --mode gtp --level 1"
+    r = CliRunner().invoke(cli_main, ["--a", cmd, "--b", cmd, "-n", "2", "--size", "9",
+                                      "--opening", str(sgf), "--opening-moves", "21",
+                                      "--referee", "none", "--sgf-dir", str(out)])
+    assert r.exit_code == 0, r.output
+    assert "1 openings" in r.output
+    opening = read_sgf_file(sgf).moves[:21]
+    rows = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert [row["black"] for row in rows] == ["A", "B"]
+    for row in rows:
+        assert row["forfeit_by"] is None and row["end"] in ("score", "resign")
+        rec = read_sgf_file(row["sgf"], comments=True)
+        assert rec.moves[:21] == opening and len(rec.moves) > 21
+        assert rec.moves[21][0] == "w"
+        assert "Began from 21 moves of" in open(row["sgf"], encoding="utf-8").read()
+        # the engines' own moves come after the opening: only those are timed and counted
+        assert row["moves_a"] + row["moves_b"] == row["moves"] - 21
+
+
+def test_opening_errors_are_usage_errors(open_loss_sgf, tmp_path):
+    good = tmp_path / "good.sgf"
+    good.write_bytes(open_loss_sgf)
+    setup = tmp_path / "setup.sgf"
+    setup.write_text("(;GM[1]SZ[9]AB[cc][gg];W[ee])")
+    illegal = tmp_path / "illegal.sgf"
+    illegal.write_text("(;GM[1]SZ[9];B[ee];W[ee])")
+    over = tmp_path / "over.sgf"
+    over.write_text("(;GM[1]SZ[9];B[ee];W[];B[])")
+    broken = tmp_path / "broken.sgf"
+    broken.write_text("(;GM[1]SZ[9];B[ee]")
+    base = ["--a", "true", "--b", "true", "--size", "9"]
+    for extra, message in (([str(good), "--size", "13"], "9x9 game, the match is 13x13"),
+                           ([str(setup)], "setup stones"),
+                           ([str(illegal)], "move 2 is illegal"),
+                           ([str(over)], "ends the game"),
+                           ([str(broken)], "cannot read"),
+                           ([str(good), "--handicap", "2"], "cannot be combined")):
+        r = CliRunner().invoke(cli_main, base + ["--opening", *extra])
+        assert r.exit_code == 2 and message in r.output, (extra, r.output)
+        assert "Traceback" not in r.output
