@@ -115,7 +115,6 @@ class MatchConfig:
     sprt: Sprt | None = None                   # stop once the SPRT decides (at most `games`)
     openings: Sequence[Opening] = ()           # positions the games begin from, in turn
 
-
     def __post_init__(self):
         if self.games < 1:
             raise ValueError("games must be >= 1")
@@ -137,7 +136,7 @@ class MatchConfig:
         for op in self.openings:
             op.check(self.size, self.rules, self.komi)           # ValueError when not playable
 
-    def opening_for(self, index: int) -> "Opening | None":
+    def opening_for(self, index: int) -> Opening | None:
         """The opening game `index` (1-based) begins from, if any."""
         return self.openings[(index - 1) % len(self.openings)] if self.openings else None
 
@@ -415,7 +414,7 @@ class Match:
                 player.needs_restart = True
             raise _Forfeit(color, f"setup failed: {_describe(e)}") from e
 
-    def _play_opening(self, game: Game, by_color, opening: "Opening") -> None:
+    def _play_opening(self, game: Game, by_color, opening: Opening) -> None:
         """The opening's moves into the referee's game and both engines (an engine that refuses
         one forfeits, as for any legal move it is sent)."""
         for color, lc in opening.moves:
