@@ -6,7 +6,8 @@ the same side and told not to resign: a game it then wins was resigned too early
         --engine 'engine-gtp --quiet --resign-threshold 0' \\
         --opponent '/tmp/pachi/pachi threads=2,pondering=0' --out runs/play-on-h
 
-The match's board size, komi and clock come from its match.json (engine-match's record). Each
+The match's board size, komi and clock (--time-per-move; a real clock's remaining time is not
+in the record) come from its match.json (engine-match's record). Each
 game played on is a one-game match (engine-match's runner, the record's moves as its opening) in
 OUT/game-NNNN/, with the engines' stderr there: goengine's analysis lines (without --quiet in
 --engine they are printed to stderr as `MALKOVICH:... Winrate W% ScoreLead S ...`) give the lowest
@@ -104,6 +105,10 @@ def main(match_dir: Path, engine: str, opponent: str, name: str, out: Path, game
         results = read_results(str(match_dir / "results.jsonl"))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise click.UsageError(f"{match_dir} is not an engine-match record: {e}") from None
+    if options.get("main_time") or options.get("byoyomi"):
+        raise click.UsageError(f"{match_dir} was played on a real clock: the time each side had "
+                               "left is not in the record, so only --time-per-move matches are "
+                               "played on")
     todo = [(r, side) for r, side in resigned_games(results, name)
             if not games or r.index in games]
     if not todo:

@@ -79,6 +79,15 @@ def test_a_record_without_resignations_is_a_usage_error(tmp_path, open_loss_sgf)
                         "--opponent", "true", "--out", str(tmp_path / "on")],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert p.returncode == 2 and "not an engine-match record" in p.stderr
+    record = json.loads((d / "match.json").read_text())
+    record["options"]["main_time"] = 60.0
+    (d / "match.json").write_text(json.dumps(record))
+    p = subprocess.run([sys.executable, str(SCRIPT), str(d), "--engine", "true",
+                        "--opponent", "true", "--out", str(tmp_path / "on")],
+                       capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert p.returncode == 2 and "played on a real clock" in p.stderr
+    record["options"]["main_time"] = None
+    (d / "match.json").write_text(json.dumps(record))
     p = subprocess.run([sys.executable, str(SCRIPT), str(d), "--engine", "no-such-engine-xyz",
                         "--opponent", "true", "--out", str(tmp_path / "on")],
                        capture_output=True, text=True, timeout=120, cwd=ROOT)
