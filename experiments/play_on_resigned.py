@@ -23,7 +23,6 @@ from pathlib import Path
 
 import click
 
-from goengine.engine.replay import record_move
 from goengine.engine.timecontrol import Clock
 from goengine.match.cli import split_command
 from goengine.match.runner import (EngineSpec, Match, MatchConfig, MatchError, Opening,
@@ -67,7 +66,7 @@ def winrates(stderr_path: Path) -> list[float]:
 def play_on(r: GameResult, side: str, sgf_path: Path, engine: list[str], opponent: list[str],
             options: dict, out: Path, referee) -> PlayedOn:
     record = read_sgf_file(sgf_path)
-    opening = Opening(str(sgf_path), tuple(record_move(m, record.size) for m in record.moves))
+    opening = Opening.from_record(str(sgf_path), record)
     black, white = (engine, opponent) if side == "B" else (opponent, engine)
     per_move = options.get("time_per_move")
     clock = Clock.simple(per_move) if per_move else None

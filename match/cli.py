@@ -15,7 +15,6 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from goengine.engine.replay import record_move
 from goengine.engine.timecontrol import Clock
 from goengine.match.runner import (EngineSpec, Match, MatchConfig, MatchError, Opening,
                                    default_referee)
@@ -82,8 +81,7 @@ def _openings(paths, moves: int | None, size: int) -> list[Opening]:
         if record.setup_black or record.setup_white:
             raise click.BadParameter(f"{path} has setup stones; an opening is moves from the "
                                      "empty board", param_hint="'--opening'")
-        kept = record.moves if moves is None else record.moves[:moves]
-        openings.append(Opening(str(path), tuple(record_move(m, size) for m in kept)))
+        openings.append(Opening.from_record(str(path), record, moves))
     return openings
 
 

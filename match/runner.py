@@ -39,7 +39,7 @@ from typing import Callable, Sequence
 from goengine.engine.colors import BLACK, COLOUR_LETTERS, WHITE
 from goengine.engine.coords import PASS, CoordError, format_gtp, parse_gtp
 from goengine.engine.game import Game, IllegalMove, format_result
-from goengine.engine.replay import record_fields
+from goengine.engine.replay import record_fields, record_move
 from goengine.engine.rules import named_rules
 from goengine.engine.timecontrol import Clock
 from goengine.gtp.client import GtpClient, GtpClientError, GtpCrash, GtpError, GtpTimeout
@@ -69,6 +69,12 @@ class Opening:
     """A position a game begins from: the moves that lead to it from the empty board."""
     name: str                                  # where it came from (an SGF file), for the record
     moves: tuple[tuple[int, int], ...]         # (colour, Loc), Loc PASS for a pass
+
+    @classmethod
+    def from_record(cls, name: str, record, moves: int | None = None) -> Opening:
+        """The first `moves` moves (all by default) of a game record's main line."""
+        kept = record.moves if moves is None else record.moves[:moves]
+        return cls(name, tuple(record_move(m, record.size) for m in kept))
 
     def check(self, size: int, rules: str, komi: float) -> None:
         """ValueError unless the moves are legal in turn on an empty `size` board."""
